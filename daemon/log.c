@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "mglrud/log.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#define SD_JOURNAL_SUPPRESS_LOCATION 1
+#include <sys/uio.h>
+#include <systemd/sd-journal.h>
+
+static int max_level = LOG_INFO;
+static bool to_journal;
+
+void log_set_max_level(int level) {
+        max_level = level;
+}
+
+int log_get_max_level(void) {
+        return max_level;
+}
+
+int log_level_from_string(const char *s) {
+        static const struct {
+                const char *name;
+                int level;
+        } names[] = {
+                { "emerg", LOG_EMERG },   { "alert", LOG_ALERT }, { "crit", LOG_CRIT },
+                { "err", LOG_ERR },       { "error", LOG_ERR },   { "warning", LOG_WARNING },
+                { "warn", LOG_WARNING },  { "notice", LOG_NOTICE }, { "info", LOG_INFO },
+                { "debug", LOG_DEBUG },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (strcasecmp(s, names[i].name) == 0)
+                        return names[i].level;
+        if (s[0] >= '0' && s[0] <= '7' && s[1] == '\0')
+                return s[0] - '0';
+        return -EINVAL;
+}
+
+void log_set_target_journal(int yes) {
+        to_journal = yes;
+}
+
+void log_open(void) {
+        /* systemd sets JOURNAL_STREAM when stderr goes to the journal: only then do structured
+         * records make sense; on a terminal we print plain lines. */
+        const char *js = getenv("JOURNAL_STREAM");
+        to_journal = js && *js;
+}
+
+static const char *level_prefix(int level) {
+        switch (level) {
+        case LOG_EMERG:
+        case LOG_ALERT:
+        case LOG_CRIT:
+        case LOG_ERR:
+                return "error: ";
+        case LOG_WARNING:
+                return "warning: ";
+        case LOG_DEBUG:
+                return "debug: ";
+        default:
+                return "";
+        }
+}
+
+int log_internal(int level, int error, const char *file, int line, const char *func,
+                 const char *fmt, ...) {
+        int ret = error == 0 ? 0 : -abs(error);
+        if (level > max_level)
+                return ret;
+
+        char msg[2048];
+        va_list ap;
+        int saved = errno;
+        if (error != 0)
+                errno = abs(error); /* so %m in fmt names the error we were given */
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        errno = saved;
+
+        if (to_journal) {
+                char errbuf[32];
+                snprintf(errbuf, sizeof errbuf, "ERRNO=%d", abs(error));
+                sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%i", level, "CODE_FILE=%s", file,
+                                "CODE_LINE=%d", line, "CODE_FUNC=%s", func,
+                                "SYSLOG_IDENTIFIER=mglrud", error ? errbuf : "ERRNO=0", NULL);
+        } else {
+                fprintf(stderr, "%s%s\n", level_prefix(level), msg);
+        }
+        return ret;
+}
+
+int log_struct_internal(int level, const char *const *fields, const char *fmt, ...) {
+        if (level > max_level)
+                return 0;
+
+        char msg[2048];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+
+        if (to_journal) {
+                struct iovec iov[40];
+                char msgfield[2100], prio[32];
+                size_t n = 0;
+                snprintf(msgfield, sizeof msgfield, "MESSAGE=%s", msg);
+                snprintf(prio, sizeof prio, "PRIORITY=%d", level);
+                iov[n++] = (struct iovec) { msgfield, strlen(msgfield) };
+                iov[n++] = (struct iovec) { prio, strlen(prio) };
+                iov[n++] = (struct iovec) { (char *) "SYSLOG_IDENTIFIER=mglrud", 24 };
+                for (size_t i = 0; fields && fields[i] && n < ELEMENTSOF(iov); i++)
+                        iov[n++] = (struct iovec) { (char *) fields[i], strlen(fields[i]) };
+                sd_journal_sendv(iov, (int) n);
+        } else {
+                fprintf(stderr, "%s%s\n", level_prefix(level), msg);
+        }
+        return 0;
+}

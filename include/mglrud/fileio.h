@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* fileio.h: the project's only file I/O helpers. Readers keep their files open and pread from
+ * offset 0 each cycle; writers go through write_string_fd so tests and dry-run see one path. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* A growable buffer for whole-file reads (lru_gen can be megabytes). */
+struct read_buf {
+        char *data;
+        size_t len;     /* bytes valid, data[len] is always '\0' */
+        size_t cap;
+};
+
+void read_buf_free(struct read_buf *b);
+
+/* Reads the whole file behind fd from offset 0 into b (growing it as needed) with pread, so the
+ * fd can be kept open across cycles. Returns 0, or a negative errno (-ENOENT/-ENODEV when the
+ * cgroup behind it vanished). */
+int read_full_fd(int fd, struct read_buf *b);
+
+/* Opens path (relative to dirfd when not AT_FDCWD) read-only and reads it whole.
+ * Returns 0, or a negative errno. */
+int read_full_file_at(int dirfd, const char *path, struct read_buf *b);
+
+/* Writes s to fd at offset 0 in a single write() (kernel interfaces parse one write per
+ * command). Returns 0, or a negative errno; a short write is -EIO. */
+int write_string_fd(int fd, const char *s);
+
+/* Opens path relative to dirfd for writing and writes s in one write(). Returns 0 or -errno. */
+int write_string_file_at(int dirfd, const char *path, const char *s);
+
+/* Returns true if errno value err (positive or negative) means "the cgroup went away". */
+bool errno_is_vanished(int err);

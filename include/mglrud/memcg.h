@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* memcg.h: single-value cgroup v2 memory files (memory.current, memory.min/low/high/max,
+ * memory.swap.current/max) and /proc/meminfo. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MEMCG_VALUE_MAX UINT64_MAX /* what "max" parses to */
+
+/* Parses one number or "max" followed by an optional newline. Returns 0 or -EINVAL/-ERANGE. */
+int memcg_value_parse(const char *buf, size_t len, uint64_t *ret);
+
+/* Reads and parses an open single-value file from offset 0. Returns 0 or a negative errno. */
+int memcg_value_read(int fd, uint64_t *ret);
+
+struct memcg_limits {
+        uint64_t current, min, low, high, max;
+        uint64_t swap_current, swap_max;
+        bool has_swap; /* memory.swap.* exist (swap accounting on) */
+};
+
+struct meminfo {
+        uint64_t mem_total, mem_available, swap_total, swap_free; /* bytes */
+};
+
+/* Parses /proc/meminfo ("Key:  N kB"); MemTotal, MemAvailable, SwapTotal and SwapFree are
+ * required. Returns 0, or -EINVAL when one is missing or malformed. */
+int meminfo_parse(const char *buf, size_t len, struct meminfo *ret);
+
+/* Reads and parses an open /proc/meminfo. Returns 0 or a negative errno. */
+int meminfo_read(int fd, struct meminfo *ret);

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* parse-util.h: strict number and unit parsers shared by kernel readers and the config. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define USEC_PER_SEC UINT64_C(1000000)
+#define USEC_PER_MSEC UINT64_C(1000)
+
+/* Parses a decimal unsigned 64-bit integer covering all of s[0..len). Rejects signs, empty
+ * input, trailing garbage and overflow. Returns 0, -EINVAL or -ERANGE. */
+int parse_u64_n(const char *s, size_t len, uint64_t *ret);
+/* Same for a NUL-terminated string. */
+int parse_u64(const char *s, uint64_t *ret);
+
+/* Parses a non-negative decimal "12.34" covering s[0..len) into a double. Returns 0 or -EINVAL. */
+int parse_decimal_n(const char *s, size_t len, double *ret);
+
+/* Parses a size: "4096", "512K", "512M", "1.5G", "2T" (binary multiples, optional trailing
+ * "B"/"iB"). Returns 0, -EINVAL or -ERANGE. */
+int parse_size(const char *s, uint64_t *ret_bytes);
+
+/* Parses a duration: "500ms", "5s", "2min", "1h", "1min 30s"; a bare number is seconds.
+ * Returns 0, -EINVAL or -ERANGE. */
+int parse_duration(const char *s, uint64_t *ret_usec);
+
+/* Parses a ratio: "0.1%" -> 0.001, "0.25" -> 0.25. Returns 0 or -EINVAL (negative or >100%). */
+int parse_percent(const char *s, double *ret_ratio);
+
+/* Parses yes/no/true/false/on/off/1/0. Returns 0/1, or -EINVAL. */
+int parse_boolean(const char *s);
+
+/* Formats bytes as "1.5G"/"512M"/"12K"/"100B" into buf. Returns buf. */
+const char *format_bytes(char *buf, size_t size, uint64_t bytes);
+/* Formats a duration (usec) as "2min", "1.5s", "250ms" into buf. Returns buf. */
+const char *format_duration(char *buf, size_t size, uint64_t usec);
