@@ -13,6 +13,13 @@
 
 static int max_level = LOG_INFO;
 static bool to_journal;
+static void (*capture_fn)(int level, const char *msg, void *userdata);
+static void *capture_userdata;
+
+void log_set_capture(void (*fn)(int level, const char *msg, void *userdata), void *userdata) {
+        capture_fn = fn;
+        capture_userdata = userdata;
+}
 
 void log_set_max_level(int level) {
         max_level = level;
@@ -83,7 +90,9 @@ int log_internal(int level, int error, const char *file, int line, const char *f
         va_end(ap);
         errno = saved;
 
-        if (to_journal) {
+        if (capture_fn)
+                capture_fn(level, msg, capture_userdata);
+        else if (to_journal) {
                 char errbuf[32];
                 snprintf(errbuf, sizeof errbuf, "ERRNO=%d", abs(error));
                 sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%i", level, "CODE_FILE=%s", file,
@@ -105,7 +114,9 @@ int log_struct_internal(int level, const char *const *fields, const char *fmt, .
         vsnprintf(msg, sizeof msg, fmt, ap);
         va_end(ap);
 
-        if (to_journal) {
+        if (capture_fn)
+                capture_fn(level, msg, capture_userdata);
+        else if (to_journal) {
                 struct iovec iov[40];
                 char msgfield[2100], prio[32];
                 size_t n = 0;

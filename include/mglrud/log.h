@@ -19,6 +19,10 @@ int log_level_from_string(const char *s);
 void log_open(void);
 void log_set_target_journal(int yes);
 
+/* Test hook: while fn is set, every record that passes the level filter goes to fn (with the
+ * formatted message) instead of stderr or the journal. fn = NULL restores normal output. */
+void log_set_capture(void (*fn)(int level, const char *msg, void *userdata), void *userdata);
+
 /* Logs msg at level. Returns -abs(error) when error != 0 so callers can `return log_...`,
  * else 0. */
 int log_internal(int level, int error, const char *file, int line, const char *func,
@@ -37,5 +41,6 @@ int log_struct_internal(int level, const char *const *fields, const char *fmt, .
 #define log_error(...) log_full_errno(LOG_ERR, 0, __VA_ARGS__)
 #define log_debug_errno(e, ...) log_full_errno(LOG_DEBUG, (e), __VA_ARGS__)
 #define log_info_errno(e, ...) log_full_errno(LOG_INFO, (e), __VA_ARGS__)
+#define log_notice_errno(e, ...) log_full_errno(LOG_NOTICE, (e), __VA_ARGS__)
 #define log_warning_errno(e, ...) log_full_errno(LOG_WARNING, (e), __VA_ARGS__)
 #define log_error_errno(e, ...) log_full_errno(LOG_ERR, (e), __VA_ARGS__)

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mglrud/fileio.h"
+
 #define LRUGEN_MAX_NR_GENS 4
 #define LRUGEN_MAX_NR_TIERS 4
 #define LRUGEN_MAX_MM_STATS 6
@@ -41,7 +43,10 @@ struct lrugen_lruvec {
         const char *path;       /* absolute cgroup path, may contain spaces; owned by lrugen */
         unsigned nr_gens;       /* 1..LRUGEN_MAX_NR_GENS, oldest first */
         struct lrugen_gen gens[LRUGEN_MAX_NR_GENS];
-        unsigned nr_mm_stats;   /* 0 (absent), 4 (TYFA) or 6 (LOYNFA) */
+        unsigned nr_mm_stats;   /* 0 (absent), 4 (TYFA) or 6 (LOYNFA): the uppercase line of
+                                 * max_seq, cumulative since the lruvec was created. Kernels with
+                                 * CONFIG_LRU_GEN_STATS print lowercase per-generation lines
+                                 * instead; those are checked but not kept (0 here). */
         uint64_t mm_stats[LRUGEN_MAX_MM_STATS];
 };
 
@@ -66,6 +71,11 @@ struct lrugen {
  * Reuses ret's storage when called again. Returns 0, -EINVAL on malformed text (the whole
  * parse fails, ret is left empty), or -ENOMEM. */
 int lrugen_parse(const char *buf, size_t len, struct lrugen *ret);
+
+/* Reads the open lru_gen(_full) fd whole from offset 0 into buf (kept by the caller and
+ * reused across cycles: the file can be megabytes) and parses it into ret. Returns 0, a
+ * negative errno from the read (ret is then left empty), or what lrugen_parse returns. */
+int lrugen_read(int fd, struct read_buf *buf, struct lrugen *ret);
 
 /* Frees everything lrugen_parse allocated. */
 void lrugen_done(struct lrugen *l);

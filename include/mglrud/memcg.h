@@ -9,7 +9,9 @@
 
 #define MEMCG_VALUE_MAX UINT64_MAX /* what "max" parses to */
 
-/* Parses one number or "max" followed by an optional newline. Returns 0 or -EINVAL/-ERANGE. */
+/* Parses one number or "max" (MEMCG_VALUE_MAX) followed by an optional newline. Returns 0,
+ * -EINVAL on anything else, or -ERANGE when the number does not fit (or equals
+ * MEMCG_VALUE_MAX, which the kernel spells "max"). */
 int memcg_value_parse(const char *buf, size_t len, uint64_t *ret);
 
 /* Reads and parses an open single-value file from offset 0. Returns 0 or a negative errno. */
@@ -25,8 +27,9 @@ struct meminfo {
         uint64_t mem_total, mem_available, swap_total, swap_free; /* bytes */
 };
 
-/* Parses /proc/meminfo ("Key:  N kB"); MemTotal, MemAvailable, SwapTotal and SwapFree are
- * required. Returns 0, or -EINVAL when one is missing or malformed. */
+/* Parses /proc/meminfo ("Key:  N kB\n" or "Key:  N\n"; every line must be well formed and end
+ * in '\n'); MemTotal, MemAvailable, SwapTotal and SwapFree are required and returned in bytes.
+ * Returns 0, or -EINVAL when one is missing, a line is malformed or a value overflows. */
 int meminfo_parse(const char *buf, size_t len, struct meminfo *ret);
 
 /* Reads and parses an open /proc/meminfo. Returns 0 or a negative errno. */

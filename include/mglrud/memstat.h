@@ -44,8 +44,9 @@ struct memstat {
 /* Returns the memory.stat key name of k ("workingset_refault_anon"), or NULL. */
 const char *memstat_key_to_string(enum memstat_key k);
 
-/* Parses memory.stat text: "key value\n" lines; unknown keys are ignored. Returns 0, or
- * -EINVAL on a malformed line (no value, garbage, overflow) or empty input. */
+/* Parses memory.stat text: "key value\n" lines; unknown keys are ignored (but their lines
+ * must still be well formed), a key seen twice keeps its last value. Returns 0, or -EINVAL on
+ * a malformed line (no value, garbage, overflow, no final newline) or empty input. */
 int memstat_parse(const char *buf, size_t len, struct memstat *ret);
 
 /* Reads and parses an open memory.stat from offset 0. Returns 0 or a negative errno. */

@@ -16,8 +16,9 @@ struct psi {
         bool has_full; /* the host CPU file has no "full" line on old kernels */
 };
 
-/* Parses the text of a pressure file. Returns 0, or -EINVAL on a malformed or missing "some"
- * line. */
+/* Parses the text of a pressure file: a "some" line and an optional "full" line, each
+ * "<kind> avg10=A avg60=B avg300=C total=T\n" (every line must end in '\n', so a cut read is
+ * caught). Returns 0, or -EINVAL on a malformed, duplicate or missing "some" line. */
 int psi_parse(const char *buf, size_t len, struct psi *ret);
 
 /* Reads and parses an open pressure file from offset 0. Returns 0, or a negative errno. */

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "mglrud/actuate.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "mglrud/fileio.h"
+#include "mglrud/macro.h"
+
+static int format_swappiness(int swappiness, char *buf, size_t size) {
+        if (swappiness == SWAPPINESS_ANON_ONLY)
+                return snprintf(buf, size, "max");
+        if (swappiness < 0 || swappiness > 200)
+                return -EINVAL;
+        return snprintf(buf, size, "%d", swappiness);
+}
+
+int lrugen_cmd_format(const struct lrugen_cmd *cmd, char *buf, size_t size) {
+        int n;
+        if (cmd->node < 0)
+                return -EINVAL;
+        if (cmd->op == '+') {
+                n = snprintf(buf, size, "+ %llu %d %llu", (unsigned long long) cmd->memcg_id,
+                             cmd->node, (unsigned long long) cmd->seq);
+        } else if (cmd->op == '-') {
+                char swp[8];
+                /* Always explicit: the default is vm.swappiness, not what the policy chose. */
+                if (format_swappiness(cmd->swappiness, swp, sizeof swp) < 0 || cmd->nr_pages == 0)
+                        return -EINVAL;
+                n = snprintf(buf, size, "- %llu %d %llu %s %llu",
+                             (unsigned long long) cmd->memcg_id, cmd->node,
+                             (unsigned long long) cmd->seq, swp,
+                             (unsigned long long) cmd->nr_pages);
+        } else
+                return -EINVAL;
+        return n < 0 || (size_t) n >= size ? -EINVAL : n;
+}
+
+int reclaim_req_format(const struct reclaim_req *req, char *buf, size_t size) {
+        int n;
+        if (req->bytes == 0)
+                return -EINVAL;
+        if (req->swappiness < 0) {
+                n = snprintf(buf, size, "%llu", (unsigned long long) req->bytes);
+        } else {
+                char swp[8];
+                if (format_swappiness(req->swappiness, swp, sizeof swp) < 0)
+                        return -EINVAL;
+                n = snprintf(buf, size, "%llu swappiness=%s", (unsigned long long) req->bytes,
+                             swp);
+        }
+        return n < 0 || (size_t) n >= size ? -EINVAL : n;
+}
+
+int actuate_lrugen(int lrugen_fd, const struct lrugen_cmd *cmd, bool dry_run) {
+        char buf[128];
+        int r = lrugen_cmd_format(cmd, buf, sizeof buf);
+        if (r < 0)
+                return r;
+        if (dry_run)
+                return 0;
+        if (lrugen_fd < 0)
+                return -EBADF;
+        return write_string_fd(lrugen_fd, buf);
+}
+
+int actuate_reclaim(int dirfd, const struct reclaim_req *req, bool dry_run) {
+        char buf[64];
+        int r = reclaim_req_format(req, buf, sizeof buf);
+        if (r < 0)
+                return r;
+        if (dry_run)
+                return 0;
+        r = write_string_file_at(dirfd, "memory.reclaim", buf);
+        if (r < 0 && errno_is_vanished(r))
+                return -ENOENT;
+        return r;
+}

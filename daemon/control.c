@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "mglrud/control.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mglrud/actuate.h"
+#include "mglrud/log.h"
+#include "mglrud/macro.h"
+#include "mglrud/manager.h"
+#include "mglrud/parse-util.h"
+#include "mglrud/policy.h"
+
+struct control_state {
+        struct policy_state policy;
+        struct cgroup_reading prev;
+        bool has_prev;
+        struct lrugen_lruvec *lruvecs; /* this cycle's copy: own memcg + covered descendants */
+        size_t n_lruvecs, cap_lruvecs;
+        struct decision last;
+        uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES];
+        uint64_t actions, errors;
+};
+
+void control_cgroup_free(struct cgroup *cg) {
+        struct control_state *s = cg ? cg->userdata : NULL;
+        if (!s)
+                return;
+        free(s->lruvecs);
+        free(s);
+        cg->userdata = NULL;
+}
+
+uint64_t control_cgroup_reclaimed_bytes(const struct cgroup *cg) {
+        const struct control_state *s = cg->userdata;
+        return s ? s->reclaimed_bytes[LRUGEN_ANON] + s->reclaimed_bytes[LRUGEN_FILE] : 0;
+}
+
+static int append_lruvecs(struct control_state *s, const struct lrugen_lruvec *first, size_t n) {
+        if (s->n_lruvecs + n > s->cap_lruvecs) {
+                size_t cap = MAX(s->cap_lruvecs * 2, s->n_lruvecs + n);
+                struct lrugen_lruvec *v = realloc(s->lruvecs, cap * sizeof *v);
+                if (!v)
+                        return -ENOMEM;
+                s->lruvecs = v;
+                s->cap_lruvecs = cap;
+        }
+        memcpy(s->lruvecs + s->n_lruvecs, first, n * sizeof *first);
+        s->n_lruvecs += n;
+        return 0;
+}
+
+/* Collects the lruvecs of cg's memcg and of the unmanaged descendants its work covers. On 7.x
+ * the lru_gen id is the cgroup id; on 6.x (private 16-bit ids) we fall back to the path. */
+static int collect_lruvecs(struct manager *m, struct cgroup *cg, struct control_state *s) {
+        const struct lrugen_lruvec *first;
+        size_t n;
+        int r;
+
+        s->n_lruvecs = 0;
+        if (!m->lrugen_valid)
+                return 0;
+        n = lrugen_find_memcg(&m->lrugen, cg->id, &first);
+        if (n == 0 && (first = lrugen_find_path(&m->lrugen, cg->path)))
+                n = lrugen_find_memcg(&m->lrugen, first->memcg_id, &first);
+        if (n > 0 && (r = append_lruvecs(s, first, n)) < 0)
+                return r;
+        for (size_t i = 0; i < cg->n_covered; i++) {
+                n = lrugen_find_memcg(&m->lrugen, cg->covered_ids[i], &first);
+                if (n > 0 && (r = append_lruvecs(s, first, n)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static void fill_sample(const struct cgroup_reading *rd, const struct control_state *s,
+                        bool has_lrugen, struct cgroup_sample *ret) {
+        *ret = (struct cgroup_sample) {
+                .now_usec = rd->now_usec,
+                .psi = rd->psi,
+                .has_psi = rd->has_psi,
+                .stat = rd->stat,
+                .limits = rd->limits,
+                .lruvecs = s ? s->lruvecs : NULL,
+                .n_lruvecs = s ? s->n_lruvecs : 0,
+                .has_lrugen = has_lrugen,
+        };
+}
+
+static void report_action(const struct cgroup *cg, const char *action, uint64_t asked,
+                          uint64_t got_anon, uint64_t got_file, const char *reason, int error) {
+        char f_cg[512], f_act[64], f_bytes[64], f_got[64], f_reason[64], f_err[32];
+        char a[32], ga[32], gf[32];
+        snprintf(f_cg, sizeof f_cg, "MGLRUD_CGROUP=%s", cg->path);
+        snprintf(f_act, sizeof f_act, "MGLRUD_ACTION=%s", action);
+        snprintf(f_bytes, sizeof f_bytes, "MGLRUD_BYTES=%llu", (unsigned long long) asked);
+        snprintf(f_got, sizeof f_got, "MGLRUD_BYTES_GOT=%llu",
+                 (unsigned long long) (got_anon + got_file));
+        snprintf(f_reason, sizeof f_reason, "MGLRUD_REASON=%s", reason);
+        snprintf(f_err, sizeof f_err, "ERRNO=%d", abs(error));
+        const char *fields[] = { f_cg, f_act, f_bytes, f_got, f_reason, error ? f_err : NULL, NULL };
+        log_struct_internal(error ? LOG_WARNING : LOG_INFO, fields,
+                            "%s: %s asked %s, got anon %s file %s (%s)%s%s", cg->path, action,
+                            format_bytes(a, sizeof a, asked), format_bytes(ga, sizeof ga, got_anon),
+                            format_bytes(gf, sizeof gf, got_file), reason,
+                            error ? ": " : "", error ? strerror(abs(error)) : "");
+}
+
+/* Executes the decision's writes. Returns the number of failed writes (vanished cgroups are
+ * not failures), and sets *ret_asked to the bytes requested. */
+static unsigned execute(struct manager *m, struct cgroup *cg, const struct decision *d,
+                        uint64_t *ret_asked, int *ret_last_error) {
+        unsigned failed = 0;
+        uint64_t asked = 0;
+        int last_error = 0;
+
+        for (size_t i = 0; i < d->n_cmds; i++) {
+                const struct lrugen_cmd *c = &d->cmds[i];
+                int r = actuate_lrugen(m->lrugen_write_fd, c, m->dry_run);
+                if (c->op == '-')
+                        asked += c->nr_pages * POLICY_PAGE_SIZE;
+                if (r == -EEXIST && c->op == '+')
+                        continue; /* someone else (kswapd, reclaim) aged it just now */
+                if (r == -EINVAL) {
+                        /* The memcg went away between our read and the write, or its max_seq
+                         * moved (a child's removal ages the parent on 7.2+). Re-read next cycle. */
+                        log_debug("%s: lru_gen command %c for memcg %llu node %d seq %llu "
+                                  "refused (EINVAL): stale, will re-read.", cg->path, c->op,
+                                  (unsigned long long) c->memcg_id, c->node,
+                                  (unsigned long long) c->seq);
+                        continue;
+                }
+                if (r < 0) {
+                        failed++;
+                        last_error = r;
+                        log_warning_errno(r, "%s: lru_gen write failed: %m", cg->path);
+                }
+        }
+        for (size_t i = 0; i < d->n_reclaims; i++) {
+                int r = actuate_reclaim(cg->dirfd, &d->reclaims[i], m->dry_run);
+                asked += d->reclaims[i].bytes;
+                if (r == -EAGAIN)
+                        continue; /* the kernel reclaimed less than asked: measured below */
+                if (r == -ENOENT) {
+                        cg->vanished = true;
+                        break;
+                }
+                if (r < 0) {
+                        failed++;
+                        last_error = r;
+                        log_warning_errno(r, "%s: memory.reclaim failed: %m", cg->path);
+                }
+        }
+        *ret_asked = asked;
+        *ret_last_error = last_error;
+        return failed;
+}
+
+static void print_advice(struct manager *m, const struct cgroup *cg, const struct decision *d) {
+        char line[1024];
+        if (decision_format(d, line, sizeof line) < 0)
+                snprintf(line, sizeof line, "%s", decision_reason_to_string(d->reason));
+
+        bool would_act = d->n_reclaims > 0 ||
+                         (d->reason == DECISION_EVICT_COLD || d->reason == DECISION_EVICT_STREAM);
+        if (m->advice_out)
+                fprintf(m->advice_out, "%s [%s]: %s\n", cg->path, cg->section ? cg->section->glob : "-",
+                        line);
+        else {
+                char f_cg[512], f_reason[64];
+                snprintf(f_cg, sizeof f_cg, "MGLRUD_CGROUP=%s", cg->path);
+                snprintf(f_reason, sizeof f_reason, "MGLRUD_REASON=%s",
+                         decision_reason_to_string(d->reason));
+                const char *fields[] = { f_cg, "MGLRUD_ACTION=advise", f_reason, NULL };
+                log_struct_internal(would_act ? LOG_INFO : LOG_DEBUG, fields, "%s: %s", cg->path,
+                                    line);
+        }
+}
+
+int control_cgroup_cycle(struct manager *m, struct cgroup *cg, uint64_t now_usec) {
+        struct control_state *s = cg->userdata;
+        struct cgroup_reading cur;
+        int r;
+
+        if (!s) {
+                s = calloc(1, sizeof *s);
+                if (!s)
+                        return -ENOMEM;
+                cg->userdata = s;
+                policy_state_init(&s->policy, &cg->policy, now_usec);
+        }
+
+        r = cgroup_read(cg, now_usec, &cur);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0) {
+                log_warning_errno(r, "%s: cannot read memory files: %m", cg->path);
+                return r == -ENOMEM ? r : 0;
+        }
+        r = collect_lruvecs(m, cg, s);
+        if (r < 0)
+                return r;
+
+        struct policy p = cg->policy;
+        bool advise = m->dry_run || p.mode == POLICY_MODE_ADVISE;
+        if (m->dry_run && p.mode != POLICY_MODE_OFF)
+                p.mode = POLICY_MODE_ADVISE;
+
+        struct kernel_caps caps = {
+                /* Advice shows what lru_gen would do even where we did not open it. */
+                .lrugen_write = m->caps.lrugen_write || (advise && m->caps.lrugen_read),
+                .swappiness_max = m->caps.swappiness_max,
+                .reclaim_swappiness = m->caps.reclaim_swappiness,
+                .has_swap = m->caps.has_swap,
+        };
+        struct host_sample hp, hc;
+        hc = (struct host_sample) { .now_usec = m->host_cur.now_usec, .psi = m->host_cur.psi,
+                                    .has_psi = m->host_cur.has_psi,
+                                    .meminfo = m->host_cur.meminfo };
+        hp = (struct host_sample) { .now_usec = m->host_prev.now_usec, .psi = m->host_prev.psi,
+                                    .has_psi = m->host_prev.has_psi,
+                                    .meminfo = m->host_prev.meminfo };
+        struct host_limits hl = { .full_limit = m->config.host_full_limit,
+                                  .min_available = m->config.host_min_available };
+
+        struct cgroup_sample sp, sc;
+        bool has_lrugen = m->lrugen_valid && s->n_lruvecs > 0;
+        fill_sample(&cur, s, has_lrugen, &sc);
+        if (s->has_prev)
+                fill_sample(&s->prev, NULL, false, &sp);
+
+        struct decision d;
+        r = policy_decide(&p, &caps, &s->policy, s->has_prev ? &sp : NULL, &sc,
+                          m->has_host_prev ? &hp : NULL, &hc, &hl, &s->policy, &d);
+        if (r < 0) {
+                log_warning_errno(r, "%s: policy rejected the sample: %m", cg->path);
+                s->prev = cur;
+                s->has_prev = true;
+                return 0;
+        }
+        s->last = d;
+
+        if (advise || (d.n_cmds == 0 && d.n_reclaims == 0)) {
+                if (advise || m->advice_out)
+                        print_advice(m, cg, &d);
+                s->prev = cur;
+                s->has_prev = true;
+                return 0;
+        }
+
+        uint64_t asked;
+        int last_error;
+        unsigned failed = execute(m, cg, &d, &asked, &last_error);
+        if (failed > 0) {
+                s->errors += failed;
+                policy_note_error(&s->policy, now_usec);
+        }
+        s->actions++;
+
+        /* Measure what the writes achieved: proactive steals are ours (or another proactive
+         * agent's); anon/file deltas say which type they came from. */
+        struct cgroup_reading after;
+        uint64_t got_anon = 0, got_file = 0;
+        if (!cg->vanished && cgroup_read(cg, now_usec, &after) >= 0) {
+                uint64_t a0 = 0, a1 = 0, f0 = 0, f1 = 0;
+                memstat_get(&cur.stat, MEMSTAT_ANON, &a0);
+                memstat_get(&after.stat, MEMSTAT_ANON, &a1);
+                memstat_get(&cur.stat, MEMSTAT_FILE, &f0);
+                memstat_get(&after.stat, MEMSTAT_FILE, &f1);
+                got_anon = a0 > a1 ? a0 - a1 : 0;
+                got_file = f0 > f1 ? f0 - f1 : 0;
+                uint64_t steal = memstat_delta(&cur.stat, &after.stat, MEMSTAT_PGSTEAL_PROACTIVE);
+                if (steal > 0 && steal * POLICY_PAGE_SIZE < got_anon + got_file) {
+                        /* The workload freed memory meanwhile: count only what was stolen. */
+                        double k = (double) (steal * POLICY_PAGE_SIZE) / (double) (got_anon + got_file);
+                        got_anon = (uint64_t) (got_anon * k);
+                        got_file = (uint64_t) (got_file * k);
+                }
+                s->reclaimed_bytes[LRUGEN_ANON] += got_anon;
+                s->reclaimed_bytes[LRUGEN_FILE] += got_file;
+        }
+        report_action(cg, d.n_reclaims > 0 ? "reclaim" : (d.reason == DECISION_AGE ? "age" : "evict"),
+                      asked, got_anon, got_file, decision_reason_to_string(d.reason), last_error);
+        if (m->advice_out)
+                print_advice(m, cg, &d);
+
+        s->prev = cur;
+        s->has_prev = true;
+        return 0;
+}

@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "mglrud/manager.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "mglrud/cgroupfs.h"
+#include "mglrud/control.h"
+#include "mglrud/log.h"
+#include "mglrud/macro.h"
+#include "mglrud/parse-util.h"
+
+/* Rescan the tree at least this often, even when nothing told us it changed. */
+#define RESCAN_INTERVAL_USEC (30 * USEC_PER_SEC)
+
+void manager_init(struct manager *m, const struct manager_overrides *o, const char *config_file,
+                  const char *dropin_dir) {
+        *m = (struct manager) {
+                .overrides = *o,
+                .lrugen_read_fd = -1,
+                .lrugen_write_fd = -1,
+                .host_psi_fd = -1,
+                .meminfo_fd = -1,
+                .rescan_needed = true,
+                .advice_out = stdout,
+        };
+        config_init(&m->config);
+        m->config_file = strdup(config_file);
+        m->dropin_dir = strdup(dropin_dir);
+}
+
+static void close_fd(int *fd) {
+        if (*fd >= 0)
+                close(*fd);
+        *fd = -1;
+}
+
+static void manager_drop_cgroup(struct manager *m, size_t i) {
+        control_cgroup_free(m->cgroups[i]);
+        cgroup_free(m->cgroups[i]);
+        memmove(m->cgroups + i, m->cgroups + i + 1, (m->n_cgroups - i - 1) * sizeof *m->cgroups);
+        m->n_cgroups--;
+}
+
+void manager_done(struct manager *m) {
+        while (m->n_cgroups > 0)
+                manager_drop_cgroup(m, m->n_cgroups - 1);
+        free(m->cgroups);
+        close_fd(&m->lrugen_read_fd);
+        close_fd(&m->lrugen_write_fd);
+        close_fd(&m->host_psi_fd);
+        close_fd(&m->meminfo_fd);
+        read_buf_free(&m->lrugen_buf);
+        lrugen_done(&m->lrugen);
+        config_done(&m->config);
+        free(m->config_file);
+        free(m->dropin_dir);
+        free(m->cgroup_root);
+        free(m->debugfs_root);
+        free(m->proc_root);
+        *m = (struct manager) { .lrugen_read_fd = -1, .lrugen_write_fd = -1, .host_psi_fd = -1,
+                                .meminfo_fd = -1 };
+}
+
+static int set_string(char **dst, const char *src) {
+        char *n = strdup(src);
+        if (!n)
+                return -ENOMEM;
+        free(*dst);
+        *dst = n;
+        return 0;
+}
+
+/* Applies config and command line to the effective settings. Returns 0 or -errno. */
+static int manager_apply_settings(struct manager *m) {
+        const struct manager_overrides *o = &m->overrides;
+        const struct config *c = &m->config;
+        int r;
+
+        m->dry_run = o->dry_run || c->dry_run;
+        m->interval_usec = o->interval_usec ? o->interval_usec : c->interval_usec;
+        log_set_max_level(c->log_level);
+
+        if ((r = set_string(&m->debugfs_root, o->debugfs_root ? o->debugfs_root
+                                                               : c->debugfs_root)) < 0 ||
+            (r = set_string(&m->proc_root, o->proc_root ? o->proc_root : c->proc_root)) < 0)
+                return r;
+
+        const char *root = o->cgroup_root ? o->cgroup_root
+                           : (c->cgroup_root && *c->cgroup_root) ? c->cgroup_root : NULL;
+        if (root)
+                return set_string(&m->cgroup_root, root);
+
+        _cleanup_free_ char *found = NULL;
+        r = cgroupfs_find_memory_root(&found);
+        if (r < 0)
+                return log_error_errno(r, "No cgroup v2 hierarchy with the memory controller is "
+                                          "mounted; set CgroupRoot= or --cgroup-root.");
+        free(m->cgroup_root);
+        m->cgroup_root = TAKE_PTR(found);
+        return 0;
+}
+
+static int open_at_root(const char *root, const char *rel, int flags) {
+        _cleanup_free_ char *p = NULL;
+        if (asprintf(&p, "%s/%s", root, rel) < 0)
+                return -ENOMEM;
+        int fd = open(p, flags | O_CLOEXEC);
+        return fd < 0 ? negative_errno() : fd;
+}
+
+/* Opens lru_gen for reading (lru_gen_full if possible, for tier counters) and writing. Under
+ * Secure Boot lockdown only the read-only lru_gen_full opens: we fall back to memory.reclaim. */
+static void manager_open_lrugen(struct manager *m) {
+        close_fd(&m->lrugen_read_fd);
+        close_fd(&m->lrugen_write_fd);
+        m->caps.lrugen_read = m->caps.lrugen_write = m->caps.lrugen_full = false;
+
+        int fd = open_at_root(m->debugfs_root, "lru_gen_full", O_RDONLY);
+        if (fd >= 0) {
+                m->lrugen_read_fd = fd;
+                m->caps.lrugen_read = m->caps.lrugen_full = true;
+        } else {
+                fd = open_at_root(m->debugfs_root, "lru_gen", O_RDONLY);
+                if (fd >= 0) {
+                        m->lrugen_read_fd = fd;
+                        m->caps.lrugen_read = true;
+                }
+        }
+        if (!m->dry_run) {
+                fd = open_at_root(m->debugfs_root, "lru_gen", O_WRONLY);
+                if (fd >= 0) {
+                        m->lrugen_write_fd = fd;
+                        m->caps.lrugen_write = true;
+                } else if (fd == -EPERM) {
+                        log_notice("%s/lru_gen cannot be opened for writing (kernel lockdown?): "
+                                   "falling back to memory.reclaim.", m->debugfs_root);
+                } else {
+                        log_notice_errno(fd, "%s/lru_gen is not available (%m): falling back to "
+                                             "memory.reclaim.", m->debugfs_root);
+                }
+        }
+        if (!m->caps.lrugen_read)
+                log_notice("No multi-gen LRU histogram under %s: cold-memory estimates are "
+                           "unavailable, using the PSI-driven memory.reclaim fallback.",
+                           m->debugfs_root);
+}
+
+/* Reads what the kernel supports. In dry-run nothing is written, so write probes are replaced
+ * by inference from the lru_gen id format (64-bit cgroup ids arrived after "max" support). */
+static void manager_probe(struct manager *m) {
+        struct read_buf b = {};
+        _cleanup_free_ char *p = NULL;
+
+        m->caps.lrugen_enabled = true;
+        if (asprintf(&p, "%s/../mm/lru_gen/enabled", m->debugfs_root) >= 0) {
+                /* /sys/kernel/debug/../mm is /sys/kernel/mm on a real system. */
+                if (read_full_file_at(AT_FDCWD, p, &b) >= 0) {
+                        unsigned long v = strtoul(b.data, NULL, 0);
+                        m->caps.lrugen_enabled = v & 1;
+                }
+        }
+        read_buf_free(&b);
+
+        if (m->meminfo_fd >= 0) {
+                struct meminfo mi;
+                if (meminfo_read(m->meminfo_fd, &mi) >= 0)
+                        m->caps.has_swap = mi.swap_total > 0;
+        }
+
+        bool new_ids = false;
+        if (m->caps.lrugen_read && read_full_fd(m->lrugen_read_fd, &m->lrugen_buf) >= 0 &&
+            lrugen_parse(m->lrugen_buf.data, m->lrugen_buf.len, &m->lrugen) >= 0)
+                new_ids = m->lrugen.format == LRUGEN_FORMAT_V7 || m->lrugen.n_lruvecs == 0 ||
+                          m->lrugen.lruvecs[m->lrugen.n_lruvecs - 1].memcg_id > 65535;
+
+        if (m->dry_run) {
+                m->caps.reclaim_swappiness = true;
+                m->caps.swappiness_max = new_ids;
+                return;
+        }
+
+        /* A 0-byte memory.reclaim with a key runs no reclaim: success means supported. Never
+         * send an empty write (6.1 reclaims everything on an empty line). */
+        _cleanup_close_ int fd = open_at_root(m->cgroup_root, "memory.reclaim", O_WRONLY);
+        if (fd >= 0) {
+                m->caps.reclaim_swappiness = write_string_fd(fd, "0 swappiness=60") >= 0;
+                m->caps.swappiness_max = m->caps.reclaim_swappiness &&
+                                         write_string_fd(fd, "0 swappiness=max") >= 0;
+        } else {
+                m->caps.swappiness_max = new_ids;
+        }
+}
+
+static int manager_open_host(struct manager *m) {
+        close_fd(&m->host_psi_fd);
+        close_fd(&m->meminfo_fd);
+        m->host_psi_fd = open_at_root(m->proc_root, "pressure/memory", O_RDONLY);
+        if (m->host_psi_fd < 0)
+                log_notice_errno(m->host_psi_fd, "%s/pressure/memory: %m; the host pressure guard "
+                                                 "only watches MemAvailable.", m->proc_root);
+        m->meminfo_fd = open_at_root(m->proc_root, "meminfo", O_RDONLY);
+        if (m->meminfo_fd < 0)
+                return log_error_errno(m->meminfo_fd, "%s/meminfo: %m", m->proc_root);
+        return 0;
+}
+
+int manager_start(struct manager *m) {
+        int r = config_load(m->config_file, m->dropin_dir, &m->config);
+        if (r < 0)
+                return r;
+        r = manager_apply_settings(m);
+        if (r < 0)
+                return r;
+        r = manager_open_host(m);
+        if (r < 0)
+                return r;
+        manager_open_lrugen(m);
+        manager_probe(m);
+        char ivl[32];
+        format_duration(ivl, sizeof ivl, m->interval_usec);
+        log_info("mglrud %s: cgroup root %s, %s, lru_gen %s%s, swap %s, interval %s.",
+                 MGLRUD_VERSION, m->cgroup_root, m->dry_run ? "dry-run (advise only)" : "active",
+                 m->caps.lrugen_read ? (m->caps.lrugen_full ? "full" : "read") : "absent",
+                 m->caps.lrugen_write ? "+write" : "", m->caps.has_swap ? "on" : "off",
+                 ivl);
+        m->rescan_needed = true;
+        return 0;
+}
+
+int manager_reload(struct manager *m) {
+        struct config c;
+        config_init(&c);
+        int r = config_load(m->config_file, m->dropin_dir, &c);
+        if (r < 0) {
+                config_done(&c);
+                return log_error_errno(r, "Reload failed, keeping the previous configuration.");
+        }
+        config_move(&m->config, &c);
+        r = manager_apply_settings(m);
+        if (r < 0)
+                return r;
+        manager_open_lrugen(m);
+        m->rescan_needed = true;
+        log_info("Configuration reloaded.");
+        return 0;
+}
+
+/* ---- discovery ---- */
+
+struct walk_entry {
+        char *path;
+        uint64_t id;
+        const struct policy_section *section;
+        struct policy policy;
+        bool managed;
+};
+
+struct walk_ctx {
+        struct manager *m;
+        struct walk_entry *e;
+        size_t n, cap;
+};
+
+static int walk_collect(const char *rel_path, uint64_t id, void *userdata) {
+        struct walk_ctx *w = userdata;
+        if (w->n == w->cap) {
+                size_t cap = w->cap ? w->cap * 2 : 64;
+                struct walk_entry *n = realloc(w->e, cap * sizeof *n);
+                if (!n)
+                        return -ENOMEM;
+                w->e = n;
+                w->cap = cap;
+        }
+        struct walk_entry *e = &w->e[w->n];
+        *e = (struct walk_entry) { .id = id };
+        e->path = strdup(rel_path);
+        if (!e->path)
+                return -ENOMEM;
+        e->section = config_policy_for(&w->m->config, rel_path, &e->policy);
+        e->managed = e->section && e->policy.mode != POLICY_MODE_OFF;
+        w->n++;
+        return 0;
+}
+
+static bool path_is_below(const char *path, const char *ancestor) {
+        if (strcmp(ancestor, "/") == 0)
+                return strcmp(path, "/") != 0;
+        size_t l = strlen(ancestor);
+        return strncmp(path, ancestor, l) == 0 && path[l] == '/';
+}
+
+static struct cgroup *manager_find(struct manager *m, uint64_t id) {
+        for (size_t i = 0; i < m->n_cgroups; i++)
+                if (m->cgroups[i]->id == id)
+                        return m->cgroups[i];
+        return NULL;
+}
+
+/* Adds id to the cgroup whose subtree covers it: the nearest managed ancestor. */
+static int cover_descendant(struct manager *m, const struct walk_entry *e) {
+        struct cgroup *best = NULL;
+        for (size_t i = 0; i < m->n_cgroups; i++) {
+                struct cgroup *cg = m->cgroups[i];
+                if (path_is_below(e->path, cg->path) &&
+                    (!best || strlen(cg->path) > strlen(best->path)))
+                        best = cg;
+        }
+        if (!best)
+                return 0;
+        uint64_t *n = realloc(best->covered_ids, (best->n_covered + 1) * sizeof *n);
+        if (!n)
+                return -ENOMEM;
+        best->covered_ids = n;
+        best->covered_ids[best->n_covered++] = e->id;
+        return 0;
+}
+
+static int cmp_cgroup_id(const void *a, const void *b) {
+        const struct cgroup *x = *(struct cgroup *const *) a, *y = *(struct cgroup *const *) b;
+        return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Walks the tree: new matching cgroups are opened, gone or no longer matching ones dropped,
+ * kept ones get the current policy. Controller state survives across rescans by cgroup id. */
+static int manager_rescan(struct manager *m, uint64_t now_usec) {
+        struct walk_ctx w = { .m = m };
+        int r = cgroupfs_walk(m->cgroup_root, walk_collect, &w);
+        if (r < 0) {
+                log_error_errno(r, "Cannot walk cgroup tree %s: %m", m->cgroup_root);
+                goto out;
+        }
+
+        for (size_t i = 0; i < m->n_cgroups; i++)
+                m->cgroups[i]->seen = false;
+
+        for (size_t i = 0; i < w.n; i++) {
+                struct walk_entry *e = &w.e[i];
+                if (!e->managed)
+                        continue;
+                struct cgroup *cg = manager_find(m, e->id);
+                if (!cg) {
+                        r = cgroup_open(m->cgroup_root, e->path, e->id, &cg);
+                        if (r == -ENOENT || r == -EOPNOTSUPP) {
+                                log_debug("Skipping %s: %s", e->path,
+                                          r == -ENOENT ? "vanished" : "no memory controller");
+                                continue;
+                        }
+                        if (r < 0) {
+                                log_warning_errno(r, "Cannot open cgroup %s: %m", e->path);
+                                continue;
+                        }
+                        struct cgroup **n = realloc(m->cgroups, (m->n_cgroups + 1) * sizeof *n);
+                        if (!n) {
+                                cgroup_free(cg);
+                                r = -ENOMEM;
+                                goto out;
+                        }
+                        m->cgroups = n;
+                        m->cgroups[m->n_cgroups++] = cg;
+                        log_info("Managing %s (id %llu) with [%s], mode %s.", e->path,
+                                 (unsigned long long) e->id, e->section->glob,
+                                 policy_mode_to_string(e->policy.mode));
+                } else if (strcmp(cg->path, e->path) != 0) {
+                        free(cg->path); /* renamed: ids are stable, paths are not */
+                        cg->path = strdup(e->path);
+                        if (!cg->path) {
+                                r = -ENOMEM;
+                                goto out;
+                        }
+                }
+                cg->section = e->section;
+                cg->policy = e->policy;
+                cg->seen = true;
+                cg->n_covered = 0;
+        }
+
+        for (size_t i = m->n_cgroups; i > 0; i--)
+                if (!m->cgroups[i - 1]->seen) {
+                        log_info("No longer managing %s.", m->cgroups[i - 1]->path);
+                        manager_drop_cgroup(m, i - 1);
+                }
+        qsort(m->cgroups, m->n_cgroups, sizeof *m->cgroups, cmp_cgroup_id);
+
+        for (size_t i = 0; i < w.n; i++)
+                if (!w.e[i].managed && (r = cover_descendant(m, &w.e[i])) < 0)
+                        goto out;
+
+        if (m->n_cgroups == 0 && m->config.n_sections == 0)
+                log_notice("No cgroup sections in the configuration: nothing to manage. Add a "
+                           "section such as [/system.slice/*] (see mglrud.conf(5)).");
+        m->rescan_needed = false;
+        m->last_rescan_usec = now_usec;
+        r = 0;
+out:
+        for (size_t i = 0; i < w.n; i++)
+                free(w.e[i].path);
+        free(w.e);
+        return r;
+}
+
+/* ---- sampling ---- */
+
+static void manager_read_host(struct manager *m, uint64_t now_usec) {
+        struct host_reading h = { .now_usec = now_usec };
+        if (m->host_psi_fd >= 0 && psi_read(m->host_psi_fd, &h.psi) >= 0)
+                h.has_psi = true;
+        if (m->meminfo_fd >= 0 && meminfo_read(m->meminfo_fd, &h.meminfo) >= 0)
+                h.has_meminfo = true;
+        m->host_prev = m->host_cur;
+        m->has_host_prev = m->cycles > 0;
+        m->host_cur = h;
+        if (h.has_meminfo)
+                m->caps.has_swap = h.meminfo.swap_total > 0;
+}
+
+static void manager_read_lrugen(struct manager *m) {
+        m->lrugen_valid = false;
+        if (m->lrugen_read_fd < 0)
+                return;
+        int r = read_full_fd(m->lrugen_read_fd, &m->lrugen_buf);
+        if (r < 0) {
+                log_warning_errno(r, "Reading %s/lru_gen: %m", m->debugfs_root);
+                return;
+        }
+        r = lrugen_parse(m->lrugen_buf.data, m->lrugen_buf.len, &m->lrugen);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot parse %s/lru_gen%s (%zu bytes): %m", m->debugfs_root,
+                                  m->caps.lrugen_full ? "_full" : "", m->lrugen_buf.len);
+                return;
+        }
+        m->lrugen_valid = true;
+}
+
+int manager_cycle(struct manager *m, uint64_t now_usec) {
+        int r;
+
+        if (m->rescan_needed || now_usec - m->last_rescan_usec >= RESCAN_INTERVAL_USEC) {
+                r = manager_rescan(m, now_usec);
+                if (r == -ENOMEM)
+                        return r;
+        }
+
+        manager_read_host(m, now_usec);
+        manager_read_lrugen(m);
+
+        for (size_t i = 0; i < m->n_cgroups; i++) {
+                struct cgroup *cg = m->cgroups[i];
+                r = control_cgroup_cycle(m, cg, now_usec);
+                if (r == -ENOMEM)
+                        return r;
+                if (cg->vanished) {
+                        log_debug("Cgroup %s vanished.", cg->path);
+                        m->rescan_needed = true;
+                }
+        }
+        m->cycles++;
+        return 0;
+}
+
+const char *manager_status(const struct manager *m, char *buf, size_t size) {
+        uint64_t reclaimed = 0;
+        for (size_t i = 0; i < m->n_cgroups; i++)
+                reclaimed += control_cgroup_reclaimed_bytes(m->cgroups[i]);
+        char b[32];
+        snprintf(buf, size, "%s %zu cgroup%s, %s reclaimed, cycle %llu",
+                 m->dry_run ? "Advising on" : "Managing", m->n_cgroups,
+                 m->n_cgroups == 1 ? "" : "s", format_bytes(b, sizeof b, reclaimed),
+                 (unsigned long long) m->cycles);
+        return buf;
+}

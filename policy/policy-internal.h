@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* policy-internal.h: what the controller files share. Not installed, not used by daemon/. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mglrud/policy.h"
+
+/* T adaptation (far-memory style: the smallest T that keeps refaults under target). Raising is
+ * fast because a too-small T costs the workload stalls now; lowering is slow (one ×0.9 step per
+ * POLICY_QUIET_CYCLES quiet cycles) because a too-large T only costs memory. */
+#define POLICY_T_RAISE 1.5
+#define POLICY_T_LOWER 0.9
+#define POLICY_QUIET_CYCLES 6
+/* After a raise, refaults of pages evicted before it keep coming for a cycle or two (the
+ * feedback is delayed): hold further raises for this many cycles, else one burst would drive T
+ * to MaxColdAge (×1.5 per cycle). */
+#define POLICY_RAISE_HOLD_CYCLES 2
+/* "Quiet" means refaults and PSI at most a quarter of their targets. */
+#define POLICY_QUIET_FRACTION 0.25
+
+/* Swappiness controller: integral gain per cycle and bound of the correction. */
+#define POLICY_SHARE_KI 0.5
+#define POLICY_SHARE_I_MAX 0.5
+/* A cycle that reclaimed less than this (pages) tells nothing reliable about the split. */
+#define POLICY_SHARE_MIN_PAGES 256
+/* Swappiness=auto: relative cost of one refault per type (file read ≈ 1). Anon from zswap or
+ * zram is cheaper than a file read, anon from disk swap costs more (random 4K reads). */
+#define POLICY_COST_FILE 1.0
+#define POLICY_COST_ANON_COMPRESSED 0.5
+#define POLICY_COST_ANON_DISK 2.0
+#define POLICY_AUTO_SHARE_MIN 0.05
+#define POLICY_AUTO_SHARE_MAX 0.95
+
+/* Stream detector: file inflow per minute of at least a quarter of memory.current (and at least
+ * POLICY_STREAM_MIN_BYTES), file refaults at most 1% of that inflow, for POLICY_STREAM_CYCLES
+ * consecutive cycles. While streaming, file uses T_file = min(T, max(MinColdAge/4, 10 s)). */
+#define POLICY_STREAM_INFLOW_FRACTION 0.25
+#define POLICY_STREAM_MIN_BYTES (16ULL << 20)
+#define POLICY_STREAM_REFAULT_FRACTION 0.01
+#define POLICY_STREAM_CYCLES 3
+#define POLICY_STREAM_MIN_T_USEC (10ULL * 1000000ULL)
+
+/* Tier protection (lru_gen_full): file tiers >= 1 of the oldest generation refaulting at least a
+ * quarter of what was evicted from them (with at least 64 evicted) → frequently used file pages
+ * are being lost: no file eviction on that lruvec this cycle. */
+#define POLICY_TIER_MIN_EVICTED 64
+#define POLICY_TIER_REFAULT_RATIO 0.25
+
+#define USEC_PER_SEC 1000000ULL
+#define USEC_PER_MINUTE (60ULL * USEC_PER_SEC)
+
+/* Rates over the cycle, from prev→cur deltas. */
+struct policy_rates {
+        bool valid;                             /* prev usable: no reset, no clock jump */
+        uint64_t dt_usec;
+        bool has_psi_some;
+        double psi_some;                        /* share 0..1 */
+        double refaults_per_min[_LRUGEN_NR_TYPES]; /* pages per minute */
+        uint64_t refault_pages[_LRUGEN_NR_TYPES];
+        uint64_t reclaimed_pages;               /* Δpgsteal_proactive (or Δpgsteal) */
+        bool has_anon_out;
+        uint64_t anon_out_pages;                /* Δpswpout + Δzswpout */
+        bool has_swapin;
+        uint64_t pswpin, zswpin;
+        int64_t file_delta_bytes;               /* Δ memory.stat file */
+};
+
+/* guard.c */
+/* Returns cur - prev of key, or 0 when absent in either or it went backwards. */
+uint64_t policy_stat_delta(const struct memstat *prev, const struct memstat *cur,
+                           enum memstat_key k);
+/* Returns true when a cumulative counter (memory.stat events, PSI totals) went backwards. */
+bool policy_counters_reset(const struct cgroup_sample *prev, const struct cgroup_sample *cur);
+/* Returns the share of time stalled between two PSI readings (0..1), from some or full totals;
+ * false when no rate can be computed. */
+bool policy_psi_share(const struct psi *prev, const struct psi *cur, uint64_t dt_usec, bool full,
+                      double *ret);
+/* Fills *ret from prev→cur. ret->valid is false on a first sample or a clock jump (flags tell
+ * which). */
+void policy_rates_compute(const struct cgroup_sample *prev, const struct cgroup_sample *cur,
+                          struct policy_rates *ret, uint32_t *flags);
+/* Returns true when the host guard stops everything this cycle. */
+bool policy_host_guard(const struct host_sample *host_prev, const struct host_sample *host_cur,
+                       const struct host_limits *limits);
+
+/* swappiness.c */
+/* Updates the integral term and the refault cost inputs from the rates of the last cycle. */
+void swappiness_account(const struct policy *p, struct policy_state *s,
+                        const struct policy_rates *r);
+/* Returns the anon share (0..1) the controller aims at, integral correction included. */
+double swappiness_target_share(const struct policy *p, const struct policy_state *s);
+/* Splits budget between anon and file given what each type can give. Returns true when the
+ * split followed the share (neither type ran short). */
+bool swappiness_split(double share, uint64_t budget, uint64_t avail_anon, uint64_t avail_file,
+                      uint64_t *ret_anon, uint64_t *ret_file);
+/* Returns the swappiness (1..200) of a mixed write standing in for an anon-only one. */
+int swappiness_mixed_value(const struct policy *p, double share);
+
+/* tiering.c */
+void tiering_adapt(const struct policy *p, struct policy_state *s, const struct policy_rates *r,
+                   const struct cgroup_sample *cur, uint32_t *flags);
+void stream_update(struct policy_state *s, const struct policy_rates *r,
+                   const struct cgroup_sample *cur);
+uint64_t stream_file_cold_age(const struct policy *p, const struct policy_state *s);
+/* Fills the estimate fields of d (cold/cooling/warm/hot) from cur's lruvecs and d's T. */
+void tiering_estimate(const struct cgroup_sample *cur, struct decision *d);
+/* Plans ageing and eviction commands. Returns the reason. */
+enum decision_reason tiering_plan(const struct policy *p, const struct kernel_caps *caps,
+                                  struct policy_state *s, const struct cgroup_sample *cur,
+                                  struct decision *d);
+
+/* tmo.c */
+/* Returns the TMO step in bytes (not rounded, not capped): current × ratio × max(0, 1 − psi /
+ * target). */
+uint64_t tmo_step_bytes(uint64_t current, double ratio, double psi_some, double target);
+enum decision_reason tmo_plan(const struct policy *p, const struct kernel_caps *caps,
+                              struct policy_state *s, const struct cgroup_sample *cur,
+                              struct decision *d);
+
+/* decide.c */
+/* Returns max(memory.min, Floor, hot) and the budget: min(MaxStep, current − that), in pages. */
+uint64_t policy_budget(const struct policy *p, const struct cgroup_sample *cur, uint64_t hot,
+                       uint64_t *ret_floor);
+/* Returns how many anon bytes may go to swap (swap.max − swap.current, or unlimited). */
+uint64_t policy_swap_headroom(const struct kernel_caps *caps, const struct cgroup_sample *cur);
+/* Finds (or allocates, reusing the least recently seen) the state slot of a lruvec. */
+struct policy_lruvec_state *policy_lruvec_slot(struct policy_state *s, uint64_t memcg_id,
+                                               int node, uint64_t now_usec);
+
+static inline uint64_t pages_floor_bytes(uint64_t bytes) {
+        return bytes / POLICY_PAGE_SIZE * POLICY_PAGE_SIZE;
+}
+static inline uint64_t u64_min(uint64_t a, uint64_t b) {
+        return a < b ? a : b;
+}
+static inline uint64_t u64_max(uint64_t a, uint64_t b) {
+        return a > b ? a : b;
+}
+static inline uint64_t u64_sub_sat(uint64_t a, uint64_t b) {
+        return a > b ? a - b : 0;
+}
+static inline double clamp_double(double x, double lo, double hi) {
+        return x < lo ? lo : x > hi ? hi : x;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "mglrud/lrugen.h"
+
+static void check(const struct lrugen *l) {
+        for (size_t i = 0; i < l->n_lruvecs; i++) {
+                const struct lrugen_lruvec *v = &l->lruvecs[i];
+                fuzz_check(v->memcg_id != 0);
+                fuzz_check(v->path >= l->paths && v->path < l->paths + l->paths_len);
+                fuzz_check(memchr(v->path, '\0', (size_t) (l->paths + l->paths_len - v->path)));
+                fuzz_check(v->path[0] == '/');
+                fuzz_check(v->nr_gens >= 1 && v->nr_gens <= LRUGEN_MAX_NR_GENS);
+                fuzz_check(v->nr_mm_stats == 0 || v->nr_mm_stats == 4 || v->nr_mm_stats == 6);
+                fuzz_check(v->node >= 0);
+                for (unsigned g = 0; g < v->nr_gens; g++) {
+                        fuzz_check(v->gens[g].has_tiers == l->full);
+                        if (g > 0)
+                                fuzz_check(v->gens[g].seq == v->gens[g - 1].seq + 1);
+                }
+                if (i > 0) {
+                        const struct lrugen_lruvec *p = &l->lruvecs[i - 1];
+                        fuzz_check(p->memcg_id < v->memcg_id ||
+                                   (p->memcg_id == v->memcg_id && p->node < v->node));
+                }
+                fuzz_check(lrugen_find(l, v->memcg_id, v->node) == v);
+                const struct lrugen_lruvec *first = NULL;
+                size_t n = lrugen_find_memcg(l, v->memcg_id, &first);
+                fuzz_check(n >= 1 && first <= v && v < first + n);
+                fuzz_check(lrugen_find_path(l, v->path) != NULL);
+                fuzz_check(lrugen_max_seq(v) == v->gens[v->nr_gens - 1].seq);
+                fuzz_check(lrugen_pages_older_than(v, LRUGEN_ANON, 0) >=
+                           lrugen_pages_older_than(v, LRUGEN_ANON, 1000));
+        }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        struct lrugen l = {};
+        int r;
+
+        r = lrugen_parse((const char *) data, size, &l);
+        fuzz_check(r == 0 || r == -EINVAL);
+        if (r < 0)
+                fuzz_check(l.n_lruvecs == 0 && !l.full);
+        else {
+                fuzz_check(size > 0 && data[size - 1] == '\n');
+                check(&l);
+                /* Parsing again into the same storage gives the same answer. */
+                size_t n = l.n_lruvecs;
+                r = lrugen_parse((const char *) data, size, &l);
+                fuzz_check(r == 0 && l.n_lruvecs == n);
+                check(&l);
+        }
+        lrugen_done(&l);
+        return 0;
+}

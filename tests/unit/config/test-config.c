@@ -1,0 +1,857 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Unit tests for the configuration: values and units, every kind of bad line with its exact
+ * message, drop-ins, sections merged across files, glob precedence, the dump, and the shipped
+ * etc/mglrud.conf and etc/examples. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+// cmocka must come after the headers above
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <math.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "mglrud/config.h"
+#include "mglrud/log.h"
+#include "mglrud/parse-util.h"
+
+#define USEC_PER_MIN (60 * USEC_PER_SEC)
+#define MiB (UINT64_C(1) << 20)
+
+/* ---- log capture ---- */
+
+#define MAX_CAPTURED 32
+static struct {
+        int level[MAX_CAPTURED];
+        char *msg[MAX_CAPTURED];
+        size_t n;
+} cap;
+
+static void capture_reset(void) {
+        for (size_t i = 0; i < cap.n; i++)
+                free(cap.msg[i]);
+        cap.n = 0;
+}
+
+static void capture(int level, const char *msg, void *userdata) {
+        if (cap.n < MAX_CAPTURED) {
+                cap.level[cap.n] = level;
+                cap.msg[cap.n] = strdup(msg);
+                cap.n++;
+        }
+}
+
+static size_t count_level(int level) {
+        size_t n = 0;
+        for (size_t i = 0; i < cap.n; i++)
+                n += cap.level[i] == level;
+        return n;
+}
+
+static int setup(void **state) {
+        log_set_max_level(LOG_DEBUG);
+        log_set_capture(capture, NULL);
+        capture_reset();
+        return 0;
+}
+
+static int teardown(void **state) {
+        capture_reset();
+        log_set_capture(NULL, NULL);
+        return 0;
+}
+
+/* ---- helpers ---- */
+
+/* Ratios reach us through different arithmetic ("0.05%" parsed vs 0.0005 written in C, or a
+ * dump printed with 6 digits): equal up to rounding is what matters. */
+#define assert_ratio_equal(a, b) assert_true(fabs((a) - (b)) <= 1e-12 * fabs(b) + 1e-15)
+
+static void assert_policy_equal(const struct policy *a, const struct policy *b) {
+        assert_int_equal(a->mode, b->mode);
+        assert_int_equal(a->min_cold_age_usec, b->min_cold_age_usec);
+        assert_int_equal(a->max_cold_age_usec, b->max_cold_age_usec);
+        assert_ratio_equal(a->pressure_target, b->pressure_target);
+        assert_ratio_equal(a->refault_target, b->refault_target);
+        assert_int_equal(a->swappiness, b->swappiness);
+        assert_int_equal(a->floor_bytes, b->floor_bytes);
+        assert_int_equal(a->max_step_bytes, b->max_step_bytes);
+        assert_ratio_equal(a->reclaim_ratio, b->reclaim_ratio);
+}
+
+static void assert_daemon_equal(const struct config *a, const struct config *b) {
+        assert_int_equal(a->interval_usec, b->interval_usec);
+        assert_int_equal(a->dry_run, b->dry_run);
+        assert_true((a->cgroup_root == NULL) == (b->cgroup_root == NULL));
+        if (a->cgroup_root)
+                assert_string_equal(a->cgroup_root, b->cgroup_root);
+        assert_string_equal(a->debugfs_root, b->debugfs_root);
+        assert_string_equal(a->proc_root, b->proc_root);
+        assert_int_equal(a->log_level, b->log_level);
+        assert_ratio_equal(a->host_full_limit, b->host_full_limit);
+        assert_int_equal(a->host_min_available, b->host_min_available);
+}
+
+/* [Defaults] with section i applied (what config_dump prints for it). */
+static void section_effective(const struct config *c, size_t i, struct policy *ret) {
+        *ret = c->defaults;
+        for (unsigned k = 0; k < _POLICY_KEY_MAX; k++)
+                if (c->sections[i].set_mask & (1u << k))
+                        policy_copy_key(ret, &c->sections[i].policy, k);
+}
+
+/* Effective policies of every section and of the defaults must match. */
+static void assert_config_equal(const struct config *a, const struct config *b) {
+        assert_daemon_equal(a, b);
+        assert_policy_equal(&a->defaults, &b->defaults);
+        assert_int_equal(a->n_sections, b->n_sections);
+        for (size_t i = 0; i < a->n_sections; i++) {
+                struct policy pa, pb;
+                assert_string_equal(a->sections[i].glob, b->sections[i].glob);
+                section_effective(a, i, &pa);
+                section_effective(b, i, &pb);
+                assert_policy_equal(&pa, &pb);
+        }
+}
+
+static void write_file(const char *dir, const char *name, const char *text) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        FILE *f = fopen(path, "we");
+        assert_non_null(f);
+        assert_int_equal(fputs(text, f) >= 0, 1);
+        assert_int_equal(fclose(f), 0);
+}
+
+static void rm_rf(const char *path) {
+        DIR *d = opendir(path);
+        if (!d) {
+                unlink(path);
+                return;
+        }
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                        continue;
+                char p[512];
+                snprintf(p, sizeof p, "%s/%s", path, de->d_name);
+                rm_rf(p);
+        }
+        closedir(d);
+        rmdir(path);
+}
+
+/* ---- tests ---- */
+
+static void test_builtin_defaults(void **state) {
+        struct config c;
+        config_init(&c);
+        assert_int_equal(c.interval_usec, 10 * USEC_PER_SEC);
+        assert_false(c.dry_run);
+        assert_null(c.cgroup_root);
+        assert_string_equal(c.debugfs_root, "/sys/kernel/debug");
+        assert_string_equal(c.proc_root, "/proc");
+        assert_int_equal(c.log_level, LOG_INFO);
+        assert_ratio_equal(c.host_full_limit, 0.05);
+        assert_int_equal(c.host_min_available, 256 * MiB);
+        assert_int_equal(c.defaults.mode, POLICY_MODE_ACTIVE);
+        assert_int_equal(c.defaults.min_cold_age_usec, 2 * USEC_PER_MIN);
+        assert_int_equal(c.defaults.max_cold_age_usec, 20 * USEC_PER_MIN);
+        assert_ratio_equal(c.defaults.pressure_target, 0.001);
+        assert_ratio_equal(c.defaults.refault_target, 0.002);
+        assert_int_equal(c.defaults.swappiness, SWAPPINESS_AUTO);
+        assert_int_equal(c.defaults.floor_bytes, 0);
+        assert_int_equal(c.defaults.max_step_bytes, 64 * MiB);
+        assert_ratio_equal(c.defaults.reclaim_ratio, 0.0005);
+        assert_int_equal(c.n_sections, 0);
+        config_done(&c);
+}
+
+static void test_good_file(void **state) {
+        static const char text[] =
+                "\xef\xbb\xbf# a full file\r\n"
+                "[Daemon]\r\n"
+                "Interval=30s\n"
+                "DryRun=yes\n"
+                "CgroupRoot=/sys/fs/cgroup\n"
+                "DebugfsRoot=/tmp/debug\n"
+                "ProcRoot=/tmp/proc\n"
+                "LogLevel=debug\n"
+                "HostPressureLimit=10%\n"
+                "HostMinAvailable=1G\n"
+                "\n"
+                "  [Defaults]   ; indented header with a comment\n"
+                "  Mode = advise ; indented key, spaces around '='\n"
+                "MinColdAge=1min 30s\n"
+                "MaxColdAge=1h\n"
+                "PressureTarget=0.5%\n"
+                "RefaultTarget=1%\n"
+                "Swappiness=max\n"
+                "Floor=512M\n"
+                "MaxStep=1.5G\n"
+                "ReclaimRatio=0.1%\n"
+                "[/batch.slice/*]\n"
+                "Swappiness=0\n"
+                "Mode=pressure\n"
+                "[/system.slice/docker-[0-9a-f]*.scope]\n"
+                "Swappiness=auto\n";
+        struct config c;
+
+        config_init(&c);
+        assert_int_equal(config_load_string(text, "good.conf", &c), 0);
+        assert_int_equal(cap.n, 0);
+
+        assert_int_equal(c.interval_usec, 30 * USEC_PER_SEC);
+        assert_true(c.dry_run);
+        assert_string_equal(c.cgroup_root, "/sys/fs/cgroup");
+        assert_string_equal(c.debugfs_root, "/tmp/debug");
+        assert_string_equal(c.proc_root, "/tmp/proc");
+        assert_int_equal(c.log_level, LOG_DEBUG);
+        assert_ratio_equal(c.host_full_limit, 0.1);
+        assert_int_equal(c.host_min_available, 1024 * MiB);
+
+        assert_int_equal(c.defaults.mode, POLICY_MODE_ADVISE);
+        assert_int_equal(c.defaults.min_cold_age_usec, 90 * USEC_PER_SEC);
+        assert_int_equal(c.defaults.max_cold_age_usec, 60 * USEC_PER_MIN);
+        assert_ratio_equal(c.defaults.pressure_target, 0.005);
+        assert_ratio_equal(c.defaults.refault_target, 0.01);
+        assert_int_equal(c.defaults.swappiness, SWAPPINESS_ANON_ONLY);
+        assert_int_equal(c.defaults.floor_bytes, 512 * MiB);
+        assert_int_equal(c.defaults.max_step_bytes, 1536 * MiB);
+        assert_ratio_equal(c.defaults.reclaim_ratio, 0.001);
+
+        assert_int_equal(c.n_sections, 2);
+        assert_string_equal(c.sections[0].glob, "/batch.slice/*");
+        assert_string_equal(c.sections[0].file, "good.conf");
+        assert_int_equal(c.sections[0].line, 22);
+        assert_int_equal(c.sections[0].set_mask,
+                         (1u << POLICY_KEY_SWAPPINESS) | (1u << POLICY_KEY_MODE));
+        assert_string_equal(c.sections[1].glob, "/system.slice/docker-[0-9a-f]*.scope");
+
+        struct policy p;
+        const struct policy_section *s = config_policy_for(&c, "/batch.slice/job1.scope", &p);
+        assert_ptr_equal(s, &c.sections[0]);
+        assert_int_equal(p.swappiness, 0);
+        assert_int_equal(p.mode, POLICY_MODE_PRESSURE);
+        assert_int_equal(p.max_step_bytes, 1536 * MiB); /* inherited from [Defaults] */
+
+        s = config_policy_for(&c, "/system.slice/docker-3f2a.scope", &p);
+        assert_ptr_equal(s, &c.sections[1]);
+        assert_int_equal(p.swappiness, SWAPPINESS_AUTO);
+        assert_null(config_policy_for(&c, "/system.slice/docker-zz.scope", &p));
+        config_done(&c);
+}
+
+static void test_units(void **state) {
+        static const struct {
+                const char *line;
+                enum policy_key key;
+                uint64_t u;
+                double d;
+        } cases[] = {
+                { "MinColdAge=500ms", POLICY_KEY_MIN_COLD_AGE, 0, 0 }, /* below range: error */
+                { "MinColdAge=5", POLICY_KEY_MIN_COLD_AGE, 5 * USEC_PER_SEC, 0 },
+                { "MinColdAge=2min 30s", POLICY_KEY_MIN_COLD_AGE, 150 * USEC_PER_SEC, 0 },
+                { "MaxColdAge=1d", POLICY_KEY_MAX_COLD_AGE, 1440 * USEC_PER_MIN, 0 },
+                { "Floor=4096", POLICY_KEY_FLOOR, 4096, 0 },
+                { "Floor=0B", POLICY_KEY_FLOOR, 0, 0 }, /* as config_dump prints it */
+                { "Floor=512K", POLICY_KEY_FLOOR, 512 * 1024, 0 },
+                { "Floor=2T", POLICY_KEY_FLOOR, UINT64_C(2) << 40, 0 },
+                { "MaxStep=1.5G", POLICY_KEY_MAX_STEP, 1536 * MiB, 0 },
+                { "PressureTarget=0.25", POLICY_KEY_PRESSURE_TARGET, 0, 0.25 }, /* a bare ratio */
+                { "PressureTarget=2.5%", POLICY_KEY_PRESSURE_TARGET, 0, 0.025 },
+                { "RefaultTarget=100%", POLICY_KEY_REFAULT_TARGET, 0, 1.0 },
+                { "Swappiness=200", POLICY_KEY_SWAPPINESS, 200, 0 },
+                { "Swappiness=0", POLICY_KEY_SWAPPINESS, 0, 0 },
+        };
+
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                char text[128];
+                struct config c;
+                struct policy p;
+
+                snprintf(text, sizeof text, "[/x]\n%s\nMaxColdAge=1d\n", cases[i].line);
+                if (cases[i].key == POLICY_KEY_MAX_COLD_AGE)
+                        snprintf(text, sizeof text, "[/x]\n%s\n", cases[i].line);
+                config_init(&c);
+                capture_reset();
+                int r = config_load_string(text, "u.conf", &c);
+                if (i == 0) {
+                        assert_int_equal(r, -EINVAL);
+                        config_done(&c);
+                        continue;
+                }
+                assert_int_equal(r, 0);
+                assert_non_null(config_policy_for(&c, "/x", &p));
+                switch (cases[i].key) {
+                case POLICY_KEY_MIN_COLD_AGE: assert_int_equal(p.min_cold_age_usec, cases[i].u); break;
+                case POLICY_KEY_MAX_COLD_AGE: assert_int_equal(p.max_cold_age_usec, cases[i].u); break;
+                case POLICY_KEY_FLOOR: assert_int_equal(p.floor_bytes, cases[i].u); break;
+                case POLICY_KEY_MAX_STEP: assert_int_equal(p.max_step_bytes, cases[i].u); break;
+                case POLICY_KEY_PRESSURE_TARGET: assert_ratio_equal(p.pressure_target, cases[i].d); break;
+                case POLICY_KEY_REFAULT_TARGET: assert_ratio_equal(p.refault_target, cases[i].d); break;
+                case POLICY_KEY_SWAPPINESS: assert_int_equal(p.swappiness, (int) cases[i].u); break;
+                default: fail();
+                }
+                config_done(&c);
+        }
+}
+
+static void test_bad_lines(void **state) {
+        static const struct {
+                const char *text;
+                const char *message;
+        } cases[] = {
+                { "[Daemon]\nInterval=0.5s\n",
+                  "t.conf:2: [Daemon] Interval=0.5s: must be between 1s and 1h" },
+                { "[Daemon]\nInterval=2h\n", "t.conf:2: [Daemon] Interval=2h: must be between 1s and 1h" },
+                { "[Daemon]\nInterval=10 parsecs\n",
+                  "t.conf:2: [Daemon] Interval=10 parsecs: invalid duration" },
+                { "[Daemon]\nInterval=5s # no inline '#' comments\n",
+                  "t.conf:2: [Daemon] Interval=5s # no inline '#' comments: invalid duration" },
+                { "[Daemon]\nDryRun=maybe\n", "t.conf:2: [Daemon] DryRun=maybe: invalid boolean" },
+                { "[Daemon]\nCgroupRoot=sys/fs/cgroup\n",
+                  "t.conf:2: [Daemon] CgroupRoot=sys/fs/cgroup: not an absolute path" },
+                { "[Daemon]\nLogLevel=crit\n",
+                  "t.conf:2: [Daemon] LogLevel=crit: expected err, warning, notice, info or debug" },
+                { "[Daemon]\nHostPressureLimit=150%\n",
+                  "t.conf:2: [Daemon] HostPressureLimit=150%: invalid percentage (0%..100%)" },
+                { "[Daemon]\nHostMinAvailable=12Q\n",
+                  "t.conf:2: [Daemon] HostMinAvailable=12Q: invalid size" },
+                { "# comment\n\n[/batch.slice/*]\nMaxStep=12Q\n",
+                  "t.conf:4: [/batch.slice/*] MaxStep=12Q: invalid size" },
+                { "[/x]\nMaxStep=1K\n",
+                  "t.conf:2: [/x] MaxStep=1K: must be at least 4K (use Mode= to stop reclaim)" },
+                { "[Defaults]\nMode=fast\n",
+                  "t.conf:2: [Defaults] Mode=fast: expected active, advise, pressure or off" },
+                { "[Defaults]\nMinColdAge=0\n",
+                  "t.conf:2: [Defaults] MinColdAge=0: must be between 1s and 1d" },
+                { "[Defaults]\nMaxColdAge=2d\n",
+                  "t.conf:2: [Defaults] MaxColdAge=2d: must be between 1s and 1d" },
+                { "[Defaults]\nSwappiness=201\n",
+                  "t.conf:2: [Defaults] Swappiness=201: expected 0..200, max or auto" },
+                { "[Defaults]\nSwappiness=-1\n",
+                  "t.conf:2: [Defaults] Swappiness=-1: expected 0..200, max or auto" },
+                { "[Defaults]\nPressureTarget=-1%\n",
+                  "t.conf:2: [Defaults] PressureTarget=-1%: invalid percentage (0%..100%)" },
+                { "[Defaults]\nReclaimRatio=0%\n",
+                  "t.conf:2: [Defaults] ReclaimRatio=0%: must be above 0 (use Mode= to stop reclaim)" },
+                { "[Defaults]\nFloor=lots\n", "t.conf:2: [Defaults] Floor=lots: invalid size" },
+                { "[Daemon]\nMode=off\n",
+                  "t.conf:2: [Daemon] Mode=off: policy key not allowed in [Daemon] (use [Defaults])" },
+                { "[/x]\nInterval=5s\n",
+                  "t.conf:2: [/x] Interval=5s: [Daemon] key not allowed in a policy section" },
+                { "[Defaults]\nDryRun=yes\n",
+                  "t.conf:2: [Defaults] DryRun=yes: [Daemon] key not allowed in a policy section" },
+                { "[Daemon]\nthis is not valid\n",
+                  "t.conf:2: [Daemon] expected Key=Value or [Section], got 'this is not valid'" },
+                { "[Daemon]\nInterval: 5s\n",
+                  "t.conf:2: [Daemon] expected Key=Value or [Section], got 'Interval: 5s'" },
+                { "[Daemon]\n= 5s\n", "t.conf:2: [Daemon] invalid key name in '= 5s'" },
+                { "[Daemon]\nA:b=5s\n", "t.conf:2: [Daemon] invalid key name in 'A:b=5s'" },
+                { "\n\n[Daemon\n", "t.conf:3: invalid section header '[Daemon'" },
+                { "[Daemon] junk\n", "t.conf:1: invalid section header '[Daemon] junk'" },
+                { "[]\n", "t.conf:1: invalid section header '[]'" },
+                { "[/a//b]\n",
+                  "t.conf:1: [/a//b] invalid cgroup path glob (needs \"/a/b\" form: no empty, "
+                  "\".\" or \"..\" component, no trailing '/')" },
+                { "[/a/]\n",
+                  "t.conf:1: [/a/] invalid cgroup path glob (needs \"/a/b\" form: no empty, "
+                  "\".\" or \"..\" component, no trailing '/')" },
+                { "[/a/../b]\n",
+                  "t.conf:1: [/a/../b] invalid cgroup path glob (needs \"/a/b\" form: no empty, "
+                  "\".\" or \"..\" component, no trailing '/')" },
+                { "[Defaults]\nMinColdAge=30min\n",
+                  "t.conf:1: [Defaults] MinColdAge=30min: greater than MaxColdAge=20min" },
+                { "[Defaults]\n[/a]\nMaxColdAge=1min\n",
+                  "t.conf:2: [/a] MinColdAge=2min: greater than MaxColdAge=1min (the other one "
+                  "from [Defaults])" },
+                { "[/a]\nMinColdAge=10min\nMaxColdAge=5min\n",
+                  "t.conf:1: [/a] MinColdAge=10min: greater than MaxColdAge=5min" },
+        };
+        static const char good[] = "[Daemon]\nInterval=42s\n[Defaults]\nMode=advise\n[/keep]\nFloor=1M\n";
+
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                struct config c, orig;
+
+                config_init(&c);
+                config_init(&orig);
+                assert_int_equal(config_load_string(good, "good.conf", &c), 0);
+                assert_int_equal(config_load_string(good, "good.conf", &orig), 0);
+                capture_reset();
+
+                assert_int_equal(config_load_string(cases[i].text, "t.conf", &c), -EINVAL);
+                if (cap.n != 1 || strcmp(cap.msg[0], cases[i].message) != 0)
+                        print_error("case %zu: got %zu messages, first '%s'\n", i, cap.n,
+                                    cap.n ? cap.msg[0] : "");
+                assert_int_equal(cap.n, 1);
+                assert_int_equal(cap.level[0], LOG_ERR);
+                assert_string_equal(cap.msg[0], cases[i].message);
+
+                /* the caller's config is untouched */
+                assert_config_equal(&c, &orig);
+                assert_string_equal(c.sections[0].file, "good.conf");
+                config_done(&c);
+                config_done(&orig);
+        }
+}
+
+static void test_line_too_long(void **state) {
+        char text[512];
+        struct config c;
+
+        snprintf(text, sizeof text, "[Daemon]\n# fine\nCgroupRoot=/%0300d\n", 0);
+        config_init(&c);
+        assert_int_equal(config_load_string(text, "t.conf", &c), -EINVAL);
+        assert_int_equal(cap.n, 1);
+        assert_string_equal(cap.msg[0], "t.conf:3: [Daemon] line too long (at most 199 characters)");
+        config_done(&c);
+}
+
+static void test_warnings(void **state) {
+        static const char text[] =
+                "Interval=5s\n"           /* 1: outside any section */
+                "[Daemon]\n"
+                "Frobnicate=1\n"          /* 3 */
+                "interval=5s\n"           /* 4: case hint */
+                "[Defaults]\n"
+                "mode=off\n"              /* 6 */
+                "[Bogus]\n"               /* 7: warned once, keys ignored */
+                "A=1\n"
+                "Mode=whatever\n"
+                "[/x]\n"
+                "Colour=blue\n";          /* 11 */
+        static const char *const expected[] = {
+                "w.conf:1: Interval=5s: assignment outside of any section, ignoring",
+                "w.conf:3: [Daemon] Frobnicate=1: unknown key, ignoring",
+                "w.conf:4: [Daemon] interval=5s: unknown key, ignoring (did you mean Interval=?)",
+                "w.conf:6: [Defaults] mode=off: unknown key, ignoring (did you mean Mode=?)",
+                "w.conf:7: [Bogus] unknown section, ignoring its keys",
+                "w.conf:11: [/x] Colour=blue: unknown key, ignoring",
+        };
+        struct config c;
+
+        config_init(&c);
+        assert_int_equal(config_load_string(text, "w.conf", &c), 0);
+        assert_int_equal(cap.n, sizeof expected / sizeof expected[0]);
+        for (size_t i = 0; i < cap.n; i++) {
+                assert_int_equal(cap.level[i], LOG_WARNING);
+                assert_string_equal(cap.msg[i], expected[i]);
+        }
+        assert_int_equal(c.interval_usec, 10 * USEC_PER_SEC);
+        assert_int_equal(c.defaults.mode, POLICY_MODE_ACTIVE);
+        assert_int_equal(c.n_sections, 1); /* an empty section still manages its cgroups */
+        config_done(&c);
+}
+
+static void test_empty_assignment_resets(void **state) {
+        static const char text[] = "[Daemon]\nInterval=5s\nInterval=\nDebugfsRoot=/d\nDebugfsRoot=\n"
+                                   "[Defaults]\nMode=off\n[/x]\nFloor=1M\nFloor=\nMode=advise\n"
+                                   "[Defaults]\nMode=\n";
+        struct config c;
+        struct policy p;
+
+        config_init(&c);
+        assert_int_equal(config_load_string(text, "e.conf", &c), 0);
+        assert_int_equal(cap.n, 0);
+        assert_int_equal(c.interval_usec, 10 * USEC_PER_SEC);
+        assert_string_equal(c.debugfs_root, "/sys/kernel/debug");
+        assert_int_equal(c.daemon_set_mask, 0);
+        assert_int_equal(c.defaults.mode, POLICY_MODE_ACTIVE);
+        assert_int_equal(c.defaults_set_mask, 0);
+        assert_int_equal(c.sections[0].set_mask, 1u << POLICY_KEY_MODE);
+        assert_non_null(config_policy_for(&c, "/x", &p));
+        assert_int_equal(p.floor_bytes, 0);
+        assert_int_equal(p.mode, POLICY_MODE_ADVISE);
+        config_done(&c);
+}
+
+static void test_glob_precedence(void **state) {
+        static const char text[] =
+                "[/a.slice/b.service]\n"        /* 0: 2 components, 0 wildcards */
+                "Floor=1M\n"
+                "[/a.slice/*]\n"                /* 1: 2 components, 1 wildcard */
+                "Floor=2M\nMaxStep=8M\nSwappiness=10\n"
+                "[/*]\n"                        /* 2: 1 component */
+                "Floor=3M\nMaxStep=16M\nSwappiness=20\nMode=advise\n"
+                "[/a.slice/b*]\n"               /* 3: 2 components, 1 wildcard, 8 literals */
+                "Swappiness=30\n"
+                "[/a.slice/?.service]\n"        /* 4: 2 components, 1 wildcard, 15 literals */
+                "Swappiness=40\n"
+                "[/a.slice/*.service]\n"        /* 5: same counts as 4, later: wins the tie */
+                "Swappiness=50\n"
+                "[/a.slice/b.service/*]\n"      /* 6: 3 components */
+                "Mode=off\n"
+                "[/]\n"                         /* 7: the root cgroup only */
+                "Mode=pressure\n";
+        struct config c;
+        struct policy p;
+        const struct policy_section *s;
+
+        config_init(&c);
+        assert_int_equal(config_load_string(text, "g.conf", &c), 0);
+        assert_int_equal(c.n_sections, 8);
+        assert_int_equal(c.sections[4].n_components, 2);
+        assert_int_equal(c.sections[4].n_wildcards, 1);
+        assert_int_equal(c.sections[4].n_literals, 15);
+        assert_int_equal(c.sections[7].n_components, 0);
+
+        /* 0, 1, 3, 4, 5 match (section 2 does not: one component): Floor from 0, MaxStep from 1,
+         * Swappiness from 5, Mode from [Defaults] */
+        s = config_policy_for(&c, "/a.slice/b.service", &p);
+        assert_ptr_equal(s, &c.sections[0]);
+        assert_int_equal(p.floor_bytes, 1 * MiB);
+        assert_int_equal(p.max_step_bytes, 8 * MiB);
+        assert_int_equal(p.swappiness, 50);
+        assert_int_equal(p.mode, POLICY_MODE_ACTIVE);
+
+        /* 1, 2, 3 match: 3 has more literals than 1 */
+        s = config_policy_for(&c, "/a.slice/bx.scope", &p);
+        assert_ptr_equal(s, &c.sections[3]);
+        assert_int_equal(p.swappiness, 30);
+        assert_int_equal(p.floor_bytes, 2 * MiB);
+
+        /* '*' does not cross '/': only 6 matches the grandchild */
+        s = config_policy_for(&c, "/a.slice/b.service/x", &p);
+        assert_ptr_equal(s, &c.sections[6]);
+        assert_int_equal(p.mode, POLICY_MODE_OFF);
+        assert_int_equal(p.floor_bytes, 0);
+        assert_null(config_policy_for(&c, "/a.slice/c.scope/x", &p));
+        assert_policy_equal(&p, &c.defaults);
+
+        /* the root matches only "[/]", not section 2 (whose '*' would match the empty name) */
+        s = config_policy_for(&c, "/", &p);
+        assert_ptr_equal(s, &c.sections[7]);
+        assert_int_equal(p.mode, POLICY_MODE_PRESSURE);
+        s = config_policy_for(&c, "/user.slice", &p);
+        assert_ptr_equal(s, &c.sections[2]);
+        config_done(&c);
+}
+
+static void test_long_and_bracket_globs(void **state) {
+        /* inih alone would cut these at 49 bytes and at the first ']' */
+        static const char text[] =
+                "[/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod*.slice]\n"
+                "Floor=7M\n"
+                "[/system.slice/docker-[0-9a-f]*.scope] ; a comment\n"
+                "Floor=9M\n";
+        struct config c;
+        struct policy p;
+
+        config_init(&c);
+        assert_int_equal(config_load_string(text, "l.conf", &c), 0);
+        assert_int_equal(cap.n, 0);
+        assert_non_null(config_policy_for(
+                &c, "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod12_34.slice", &p));
+        assert_int_equal(p.floor_bytes, 7 * MiB);
+        assert_non_null(config_policy_for(&c, "/system.slice/docker-0af.scope", &p));
+        assert_int_equal(p.floor_bytes, 9 * MiB);
+        assert_int_equal(c.sections[1].n_wildcards, 2);
+        config_done(&c);
+}
+
+static void test_combined_cold_ages(void **state) {
+        /* each section is valid over [Defaults], their combination is not: the more specific
+         * section's bound wins */
+        static const char text[] = "[/a/*]\nMinColdAge=10min\n[/a/b]\nMaxColdAge=5min\n"
+                                   "[/c/d]\nMinColdAge=10min\n[/c/*]\nMaxColdAge=5min\n";
+        struct config c;
+        struct policy p;
+
+        config_init(&c);
+        assert_int_equal(config_load_string(text, "c.conf", &c), 0);
+        assert_non_null(config_policy_for(&c, "/a/b", &p));
+        assert_int_equal(p.min_cold_age_usec, 5 * USEC_PER_MIN);
+        assert_int_equal(p.max_cold_age_usec, 5 * USEC_PER_MIN);
+        assert_non_null(config_policy_for(&c, "/c/d", &p));
+        assert_int_equal(p.min_cold_age_usec, 10 * USEC_PER_MIN);
+        assert_int_equal(p.max_cold_age_usec, 10 * USEC_PER_MIN);
+        config_done(&c);
+}
+
+static void test_dropins(void **state) {
+        char tmpl[] = "/tmp/test-config-XXXXXX";
+        char *dir = mkdtemp(tmpl);
+        char main_path[256], dropins[256];
+        char **files = NULL;
+        struct config c;
+        struct policy p;
+
+        assert_non_null(dir);
+        snprintf(main_path, sizeof main_path, "%s/mglrud.conf", dir);
+        snprintf(dropins, sizeof dropins, "%s/mglrud.conf.d", dir);
+        assert_int_equal(mkdir(dropins, 0755), 0);
+
+        write_file(dir, "mglrud.conf",
+                   "[Daemon]\nInterval=20s\n"
+                   "[Defaults]\nMinColdAge=30min\n" /* > built-in MaxColdAge: fixed by 10-a */
+                   "[/x.slice]\nMode=off\nMaxStep=1M\n");
+        write_file(dropins, "10-a.conf", "[Defaults]\nMaxColdAge=1h\n[/x.slice]\nMaxStep=2M\n");
+        write_file(dropins, "9-b.conf", "[Daemon]\nInterval=40s\n"); /* "9-" sorts after "20-" */
+        write_file(dropins, "20-c.conf", "[Daemon]\nInterval=30s\n[/y]\nFloor=1M\n");
+        write_file(dropins, ".hidden.conf", "garbage\n");
+        write_file(dropins, "notes.txt", "garbage\n");
+        write_file(dropins, ".conf", "garbage\n");
+        char path[512];
+        snprintf(path, sizeof path, "%s/dir.conf", dropins);
+        assert_int_equal(mkdir(path, 0755), 0);
+        snprintf(path, sizeof path, "%s/30-masked.conf", dropins); /* masked, as in systemd */
+        assert_int_equal(symlink("/dev/null", path), 0);
+
+        assert_int_equal(config_list_files(main_path, dropins, &files), 0);
+        const char *expected[] = { "mglrud.conf", "mglrud.conf.d/10-a.conf",
+                                   "mglrud.conf.d/20-c.conf", "mglrud.conf.d/9-b.conf" };
+        size_t n = 0;
+        for (; files[n]; n++) {
+                char want[512];
+                assert_true(n < 4);
+                snprintf(want, sizeof want, "%s/%s", dir, expected[n]);
+                assert_string_equal(files[n], want);
+        }
+        assert_int_equal(n, 4);
+        config_files_free(files);
+
+        config_init(&c);
+        assert_int_equal(config_load(main_path, dropins, &c), 0);
+        assert_int_equal(cap.n, 0);
+        assert_int_equal(c.interval_usec, 40 * USEC_PER_SEC); /* 9-b.conf is last */
+        assert_int_equal(c.defaults.min_cold_age_usec, 30 * USEC_PER_MIN);
+        assert_int_equal(c.defaults.max_cold_age_usec, 60 * USEC_PER_MIN);
+
+        /* [/x.slice] merged across files: Mode from main, MaxStep from 10-a */
+        assert_int_equal(c.n_sections, 2);
+        assert_string_equal(c.sections[0].glob, "/x.slice");
+        assert_int_equal(c.sections[0].line, 3);
+        assert_true(strstr(c.sections[0].file, "10-a.conf") != NULL);
+        assert_non_null(config_policy_for(&c, "/x.slice", &p));
+        assert_int_equal(p.mode, POLICY_MODE_OFF);
+        assert_int_equal(p.max_step_bytes, 2 * MiB);
+        assert_int_equal(p.max_cold_age_usec, 60 * USEC_PER_MIN);
+
+        /* a bad drop-in: error names it, the loaded config stays */
+        struct config orig;
+        config_init(&orig);
+        assert_int_equal(config_copy(&c, &orig), 0);
+        write_file(dropins, "90-bad.conf", "[/y]\n\nSwappiness=lots\n");
+        capture_reset();
+        assert_int_equal(config_load(main_path, dropins, &c), -EINVAL);
+        assert_int_equal(cap.n, 1);
+        char want[512];
+        snprintf(want, sizeof want,
+                 "%s/90-bad.conf:3: [/y] Swappiness=lots: expected 0..200, max or auto", dropins);
+        assert_string_equal(cap.msg[0], want);
+        assert_config_equal(&c, &orig);
+
+        /* unreadable main path (a directory) is an I/O error, not a silent default */
+        capture_reset();
+        assert_true(config_load(dropins, NULL, &c) < 0);
+        assert_int_equal(count_level(LOG_ERR), 1);
+        assert_config_equal(&c, &orig);
+
+        config_done(&orig);
+        config_done(&c);
+        rm_rf(dir);
+}
+
+static void test_missing_files(void **state) {
+        struct config c, def;
+        char **files = NULL;
+
+        assert_int_equal(config_list_files("/nonexistent/mglrud.conf", "/nonexistent/d", &files), 0);
+        assert_null(files[0]);
+        config_files_free(files);
+        assert_int_equal(config_list_files(NULL, NULL, &files), 0);
+        assert_null(files[0]);
+        config_files_free(files);
+
+        config_init(&c);
+        config_init(&def);
+        assert_int_equal(config_load_string("[/x]\nFloor=1M\n", "t.conf", &c), 0);
+        assert_int_equal(config_load("/nonexistent/mglrud.conf", "/nonexistent/d", &c), 0);
+        assert_int_equal(cap.n, 0);
+        assert_config_equal(&c, &def); /* replaced by the built-in defaults */
+        config_done(&c);
+}
+
+static void test_dump_roundtrip(void **state) {
+        static const char text[] = "[Daemon]\nInterval=1min\nDryRun=yes\nHostMinAvailable=1G\n"
+                                   "[Defaults]\nMode=advise\nFloor=16M\n"
+                                   "[/batch.slice/*]\nSwappiness=max\nPressureTarget=1%\n"
+                                   "[/system.slice/docker-[0-9a-f]*.scope]\nMinColdAge=5min\n";
+        struct config c, back;
+        char *buf = NULL;
+        size_t len = 0;
+
+        config_init(&c);
+        config_init(&back);
+        assert_int_equal(config_load_string(text, "d.conf", &c), 0);
+        FILE *f = open_memstream(&buf, &len);
+        assert_non_null(f);
+        config_dump(&c, f);
+        assert_int_equal(fclose(f), 0);
+
+        assert_non_null(strstr(buf, "[Daemon]\nInterval=1min\nDryRun=yes\n"));
+        assert_non_null(strstr(buf, "LogLevel=info ; built-in default\n"));
+        assert_non_null(strstr(buf, "\n# d.conf:5\n[Defaults]\nMode=advise\n"));
+        assert_non_null(strstr(buf, "Swappiness=auto ; built-in default\n"));
+        assert_non_null(strstr(buf, "\n# d.conf:8\n[/batch.slice/*]\nMode=advise ; from [Defaults]\n"));
+        assert_non_null(strstr(buf, "Swappiness=max\nFloor=16M ; from [Defaults]\n"));
+        assert_non_null(strstr(buf, "PressureTarget=1%\n"));
+
+        /* the dump is a valid configuration with the same effective settings */
+        assert_int_equal(config_load_string(buf, "dump", &back), 0);
+        assert_int_equal(cap.n, 0);
+        assert_config_equal(&c, &back);
+        free(buf);
+        config_done(&c);
+        config_done(&back);
+}
+
+static void test_copy_move(void **state) {
+        struct config a, b, m;
+
+        config_init(&a);
+        config_init(&m);
+        assert_int_equal(config_load_string("[Daemon]\nCgroupRoot=/cg\nProcRoot=/p\n[/x]\nFloor=1M\n",
+                                            "t.conf", &a),
+                         0);
+        assert_int_equal(config_copy(&a, &b), 0);
+        assert_config_equal(&a, &b);
+        assert_ptr_not_equal(a.cgroup_root, b.cgroup_root);
+        assert_ptr_not_equal(a.sections, b.sections);
+        assert_string_equal(b.debugfs_root, "/sys/kernel/debug");
+
+        config_move(&m, &b);
+        assert_config_equal(&a, &m);
+        assert_int_equal(b.n_sections, 0);
+        assert_null(b.cgroup_root);
+        config_done(&a);
+        config_done(&b);
+        config_done(&m);
+}
+
+/* The shipped file documents every key at its built-in default: parsing it must change
+ * nothing and warn about nothing. */
+static void test_shipped_config(void **state) {
+        const char *root = getenv("MGLRUD_SOURCE_ROOT");
+        char path[512], dir[512];
+        struct config c, def;
+
+        assert_non_null(root);
+        snprintf(path, sizeof path, "%s/etc/mglrud.conf", root);
+        snprintf(dir, sizeof dir, "%s/etc/mglrud.conf.d", root);
+        config_init(&c);
+        config_init(&def);
+        assert_int_equal(config_load(path, dir, &c), 0);
+        assert_int_equal(cap.n, 0);
+        assert_config_equal(&c, &def);
+        assert_int_equal(c.n_sections, 0);
+
+        /* Uncommenting every "#Key=value" line must also give the built-in defaults. */
+        FILE *f = fopen(path, "re");
+        assert_non_null(f);
+        char *text = NULL, *line = NULL;
+        size_t text_len = 0, line_size = 0;
+        FILE *out = open_memstream(&text, &text_len);
+        assert_non_null(out);
+        unsigned n_keys = 0;
+        while (getline(&line, &line_size, f) > 0) {
+                if (line[0] != '#')
+                        fputs(line, out);
+                else if (line[1] >= 'A' && line[1] <= 'Z' && strchr(line, '=') &&
+                         !strchr(line, ' ')) {
+                        fputs(line + 1, out);
+                        n_keys++;
+                }
+        }
+        free(line);
+        fclose(f);
+        fclose(out);
+        assert_int_equal(n_keys, _DAEMON_KEY_MAX + _POLICY_KEY_MAX);
+        assert_int_equal(config_load_string(text, path, &c), 0);
+        assert_int_equal(cap.n, 0);
+        assert_config_equal(&c, &def);
+        /* all but CgroupRoot, whose default is the empty value that means "not set" */
+        assert_int_equal(c.daemon_set_mask,
+                         ((1u << _DAEMON_KEY_MAX) - 1) & ~(1u << DAEMON_KEY_CGROUP_ROOT));
+        assert_int_equal(c.defaults_set_mask, (1u << _POLICY_KEY_MAX) - 1);
+        free(text);
+        config_done(&c);
+}
+
+/* Every example drop-in loads over the shipped file without errors or warnings. */
+static void test_examples(void **state) {
+        const char *root = getenv("MGLRUD_SOURCE_ROOT");
+        char main_path[512], dir[512];
+        unsigned n = 0;
+
+        assert_non_null(root);
+        snprintf(main_path, sizeof main_path, "%s/etc/mglrud.conf", root);
+        snprintf(dir, sizeof dir, "%s/etc/examples", root);
+
+        char **files = NULL;
+        assert_int_equal(config_list_files(NULL, dir, &files), 0);
+        for (char **p = files; *p; p++, n++) {
+                struct config c;
+                config_init(&c);
+                capture_reset();
+                assert_int_equal(config_load(*p, NULL, &c), 0);
+                assert_int_equal(cap.n, 0);
+                assert_true(c.n_sections > 0);
+                config_done(&c);
+        }
+        config_files_free(files);
+        assert_int_equal(n, 3);
+
+        struct config all;
+        config_init(&all);
+        assert_int_equal(config_load(main_path, dir, &all), 0);
+        assert_int_equal(cap.n, 0);
+
+        /* and what --check-config prints for them parses back to the same settings */
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        assert_non_null(f);
+        config_dump(&all, f);
+        assert_int_equal(fclose(f), 0);
+        struct config back;
+        config_init(&back);
+        assert_int_equal(config_load_string(buf, "dump", &back), 0);
+        assert_int_equal(cap.n, 0);
+        assert_config_equal(&all, &back);
+        free(buf);
+        config_done(&back);
+        config_done(&all);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_builtin_defaults, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_good_file, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_units, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_bad_lines, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_line_too_long, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_warnings, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_empty_assignment_resets, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_glob_precedence, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_long_and_bracket_globs, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_combined_cold_ages, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_dropins, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_missing_files, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_dump_roundtrip, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_copy_move, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_shipped_config, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_examples, setup, teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

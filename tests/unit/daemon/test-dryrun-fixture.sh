@@ -1,0 +1,24 @@
+#!/bin/bash
+# mglrud --once --dry-run on a cgroup tree made of real 7.3 kernel captures must print the
+# expected advice, mention every managed cgroup, and open no file for writing.
+set -euo pipefail
+mglrud=$1 tree=$2
+out=$(mktemp) err=$(mktemp) trace=$(mktemp)
+trap 'rm -f "$out" "$err" "$trace"' EXIT
+
+run=("$mglrud" --once --dry-run --config "$tree/mglrud.conf" --cgroup-root "$tree/cgroup"
+     --debugfs-root "$tree/debugfs" --proc-root "$tree/proc")
+if command -v strace >/dev/null; then
+        # LeakSanitizer cannot run under ptrace; leaks are covered by the other tests.
+        ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=openat,open -o "$trace" "${run[@]}" >"$out" 2>"$err"
+        if grep -E 'O_WRONLY|O_RDWR' "$trace" | grep -v -E '/dev/|/proc/self|\.asan|sanitizer'; then
+                echo "FAIL: dry-run opened a file for writing"; exit 1
+        fi
+else
+        "${run[@]}" >"$out" 2>"$err"
+fi
+if ! diff -u "$tree/expected-advice.txt" "$out"; then
+        echo "FAIL: advice differs from $tree/expected-advice.txt"; cat "$err"; exit 1
+fi
+grep -q "dry-run (advise only)" "$err" || { echo "FAIL: no dry-run banner"; cat "$err"; exit 1; }
+echo "dry-run advice matches ($(wc -l <"$out") cgroups)"

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* policy-test.h: builders for synthetic samples shared by the policy tests. */
+#pragma once
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "mglrud/macro.h"
+#include "mglrud/policy.h"
+
+#define KiB (UINT64_C(1) << 10)
+#define MiB (UINT64_C(1) << 20)
+#define GiB (UINT64_C(1) << 30)
+#define SEC UINT64_C(1000000)
+/* cmocka 1.1.5 has no float assertion. */
+#define assert_near(a, b, eps) assert_true(fabs((double) (a) - (double) (b)) <= (eps))
+#define PAGES(bytes) ((bytes) / POLICY_PAGE_SIZE)
+
+/* MinColdAge 60 s, MaxColdAge 960 s: T starts at their geometric middle, 240 s. */
+static inline struct policy test_policy(void) {
+        return (struct policy) {
+                .mode = POLICY_MODE_ACTIVE,
+                .min_cold_age_usec = 60 * SEC,
+                .max_cold_age_usec = 960 * SEC,
+                .pressure_target = 0.001,
+                .refault_target = 0.002,
+                .swappiness = 100,
+                .floor_bytes = 0,
+                .max_step_bytes = 1 * GiB,
+                .reclaim_ratio = 0.0005,
+        };
+}
+
+static inline struct kernel_caps caps_all(void) {
+        return (struct kernel_caps) {
+                .lrugen_write = true,
+                .swappiness_max = true,
+                .reclaim_swappiness = true,
+                .has_swap = true,
+        };
+}
+
+static inline void stat_set(struct memstat *s, enum memstat_key k, uint64_t v) {
+        s->value[k] = v;
+        s->present |= UINT32_C(1) << k;
+}
+
+/* A 1 GiB cgroup at time now, every counter present at 0, no PSI stall, unlimited swap. */
+static inline struct cgroup_sample sample_make(uint64_t now_usec) {
+        struct cgroup_sample s = {
+                .now_usec = now_usec,
+                .has_psi = true,
+                .psi = { .has_full = true },
+                .limits = {
+                        .current = 1 * GiB,
+                        .max = UINT64_MAX,
+                        .high = UINT64_MAX,
+                        .swap_max = UINT64_MAX,
+                        .has_swap = true,
+                },
+                .has_lrugen = true,
+        };
+
+        for (int k = 0; k < _MEMSTAT_KEY_MAX; k++)
+                stat_set(&s.stat, k, 0);
+        stat_set(&s.stat, MEMSTAT_ANON, 600 * MiB);
+        stat_set(&s.stat, MEMSTAT_FILE, 400 * MiB);
+        return s;
+}
+
+/* A sample that follows prev by dt with the same counters (a quiet cycle). */
+static inline struct cgroup_sample sample_next(const struct cgroup_sample *prev, uint64_t dt) {
+        struct cgroup_sample s = *prev;
+
+        s.now_usec += dt;
+        return s;
+}
+
+/* Fills v with n generations (oldest first) starting at seq0. */
+static inline void lruvec_fill(struct lrugen_lruvec *v, uint64_t memcg_id, int node,
+                               uint64_t seq0, unsigned n, const uint32_t *age_s,
+                               const uint64_t *anon_pages, const uint64_t *file_pages) {
+        memset(v, 0, sizeof(*v));
+        v->memcg_id = memcg_id;
+        v->node = node;
+        v->nr_gens = n;
+        for (unsigned i = 0; i < n; i++) {
+                v->gens[i].seq = seq0 + i;
+                v->gens[i].age_ms = age_s[i] * 1000;
+                v->gens[i].nr_pages[LRUGEN_ANON] = anon_pages[i];
+                v->gens[i].nr_pages[LRUGEN_FILE] = file_pages[i];
+        }
+}
+
+static inline struct host_sample host_make(uint64_t now_usec) {
+        return (struct host_sample) {
+                .now_usec = now_usec,
+                .has_psi = true,
+                .psi = { .has_full = true },
+                .meminfo = {
+                        .mem_total = 16 * GiB,
+                        .mem_available = 8 * GiB,
+                        .swap_total = 4 * GiB,
+                        .swap_free = 4 * GiB,
+                },
+        };
+}
+
+static inline struct host_limits host_limits_default(void) {
+        return (struct host_limits) { .full_limit = 0.05, .min_available = 256 * MiB };
+}
+
+/* Runs one decision with default host samples, asserting success. */
+static inline struct decision run(const struct policy *p, const struct kernel_caps *caps,
+                                  struct policy_state *s, const struct cgroup_sample *prev,
+                                  const struct cgroup_sample *cur) {
+        struct host_sample hp = host_make(prev ? prev->now_usec : 0),
+                           hc = host_make(cur->now_usec);
+        struct host_limits hl = host_limits_default();
+        struct decision d;
+
+        assert_int_equal(policy_decide(p, caps, s, prev, cur, prev ? &hp : NULL, &hc, &hl, s, &d),
+                         0);
+        return d;
+}
+
+static inline size_t count_cmds(const struct decision *d, char op) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < d->n_cmds; i++)
+                n += d->cmds[i].op == op;
+        return n;
+}
+
+/* Returns the first '-' command for type, or NULL. */
+static inline const struct lrugen_cmd *find_evict(const struct decision *d, enum lrugen_type t) {
+        for (size_t i = 0; i < d->n_cmds; i++)
+                if (d->cmds[i].op == '-' && d->cmds[i].type == t)
+                        return &d->cmds[i];
+        return NULL;
+}
+
+static inline uint64_t evict_pages(const struct decision *d, enum lrugen_type t) {
+        uint64_t n = 0;
+
+        for (size_t i = 0; i < d->n_cmds; i++)
+                if (d->cmds[i].op == '-' && d->cmds[i].type == t)
+                        n += d->cmds[i].nr_pages;
+        return n;
+}

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Guards and T adaptation: pressure, refaults, quiet periods, host guard, counter resets, clock
+ * jumps, error backoff, modes and input validation. */
+#include <errno.h>
+
+#include "policy-test.h"
+
+static const uint32_t cold_ages[4] = { 900, 600, 300, 100 };
+static const uint64_t cold_anon[4] = { 50000, 20000, 1000, 500 };
+static const uint64_t cold_file[4] = { 10000, 5000, 1000, 500 };
+
+struct fixture {
+        struct policy p;
+        struct kernel_caps caps;
+        struct policy_state s;
+        struct lrugen_lruvec v;
+        struct cgroup_sample prev, cur;
+};
+
+/* A cold cgroup after its warmup cycle: cur is 10 s after prev and would evict. */
+static void setup(struct fixture *f) {
+        struct decision d;
+
+        f->p = test_policy();
+        f->caps = caps_all();
+        lruvec_fill(&f->v, 42, 0, 10, 4, cold_ages, cold_anon, cold_file);
+        f->prev = sample_make(1000 * SEC);
+        f->prev.lruvecs = &f->v;
+        f->prev.n_lruvecs = 1;
+        policy_state_init(&f->s, &f->p, f->prev.now_usec);
+        d = run(&f->p, &f->caps, &f->s, NULL, &f->prev);
+        assert_int_equal(d.reason, DECISION_NONE_WARMUP);
+        f->cur = sample_next(&f->prev, 10 * SEC);
+}
+
+static void step(struct fixture *f) {
+        f->prev = f->cur;
+        f->cur = sample_next(&f->prev, 10 * SEC);
+}
+
+static void test_pressure(void **unused) {
+        struct fixture f;
+        struct decision d;
+
+        setup(&f);
+        /* 50 ms stalled in 10 s = 0.5% > 0.1% */
+        f.cur.psi.some.total_us = f.prev.psi.some.total_us + 50000;
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(d.reason, DECISION_NONE_PRESSURE);
+        assert_int_equal(d.n_cmds, 0);
+        assert_int_equal(d.n_reclaims, 0);
+        assert_true(d.has_psi_some);
+        assert_near(d.psi_some, 0.005, 1e-9);
+        assert_true(d.flags & DECISION_FLAG_T_RAISED);
+        assert_int_equal(d.cold_age_usec, 360 * SEC);
+        assert_int_equal(f.s.cold_age_usec, 360 * SEC);
+        assert_int_equal(f.s.counters.pressure, 1);
+
+        /* Pressure persisting: T saturates at MaxColdAge. */
+        for (int i = 0; i < 10; i++) {
+                step(&f);
+                f.cur.psi.some.total_us = f.prev.psi.some.total_us + 50000;
+                d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+                assert_int_equal(d.reason, DECISION_NONE_PRESSURE);
+        }
+        assert_int_equal(f.s.cold_age_usec, 960 * SEC);
+
+        /* Pressure under target: reclaim resumes. */
+        step(&f);
+        f.cur.psi.some.total_us = f.prev.psi.some.total_us + 5000; /* 0.05% */
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(d.reason, DECISION_NONE_NOTHING_COLD); /* T = 960 s: nothing cold */
+}
+
+static void test_refault_burst(void **unused) {
+        struct fixture f;
+        struct decision d;
+
+        setup(&f);
+        /* 1 GiB = 262144 pages; target 0.2%/min = 524 pages/min; 1000 pages in 10 s = 6000/min */
+        stat_set(&f.cur.stat, MEMSTAT_WORKINGSET_REFAULT_ANON, 1000);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_true(d.flags & DECISION_FLAG_REFAULTS);
+        assert_true(d.flags & DECISION_FLAG_T_RAISED);
+        assert_int_equal(d.cold_age_usec, 360 * SEC);
+        /* Still acts (no pressure), but with T = 360 s only generation 10 is cold. */
+        assert_int_equal(d.reason, DECISION_EVICT_COLD);
+        assert_int_equal(find_evict(&d, LRUGEN_ANON)->seq, 10);
+        assert_int_equal(find_evict(&d, LRUGEN_ANON)->nr_pages, 50000);
+
+        /* The burst goes on for two more cycles (pages evicted before the raise coming
+         * back): held, no further raise; the third one raises again. */
+        for (int i = 0; i < 3; i++) {
+                step(&f);
+                stat_set(&f.cur.stat, MEMSTAT_WORKINGSET_REFAULT_ANON,
+                         f.prev.stat.value[MEMSTAT_WORKINGSET_REFAULT_ANON] + 1000);
+                d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+                assert_true(d.flags & DECISION_FLAG_REFAULTS);
+                assert_int_equal(!!(d.flags & DECISION_FLAG_T_RAISED), i == 2);
+        }
+        assert_int_equal(f.s.cold_age_usec, 540 * SEC);
+        f.s.cold_age_usec = 360 * SEC;
+
+        /* Below target (50 pages in 10 s = 300/min): T stays. */
+        step(&f);
+        stat_set(&f.cur.stat, MEMSTAT_WORKINGSET_REFAULT_ANON,
+                 f.prev.stat.value[MEMSTAT_WORKINGSET_REFAULT_ANON] + 50);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_false(d.flags & (DECISION_FLAG_T_RAISED | DECISION_FLAG_T_LOWERED));
+        assert_int_equal(f.s.cold_age_usec, 360 * SEC);
+}
+
+static void test_quiet_lowers_t(void **unused) {
+        struct fixture f;
+        struct decision d;
+        int lowered = 0;
+
+        setup(&f);
+        for (int i = 0; i < 5; i++) {
+                d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+                assert_int_equal(d.cold_age_usec, 240 * SEC);
+                step(&f);
+        }
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_true(d.flags & DECISION_FLAG_T_LOWERED);
+        assert_int_equal(d.cold_age_usec, 216 * SEC);
+
+        /* Long quiet: T converges to MinColdAge and never below. */
+        for (int i = 0; i < 200; i++) {
+                step(&f);
+                d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+                lowered += !!(d.flags & DECISION_FLAG_T_LOWERED);
+                assert_true(f.s.cold_age_usec >= 60 * SEC);
+        }
+        assert_int_equal(f.s.cold_age_usec, 60 * SEC);
+        assert_true(lowered >= 13);
+
+        /* Small refaults (between a quarter of the target and the target) stop the descent
+         * without raising T. */
+        f.s.cold_age_usec = 300 * SEC;
+        f.s.quiet_cycles = 5;
+        step(&f);
+        stat_set(&f.cur.stat, MEMSTAT_WORKINGSET_REFAULT_FILE,
+                 f.prev.stat.value[MEMSTAT_WORKINGSET_REFAULT_FILE] + 40); /* 240/min */
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(f.s.cold_age_usec, 300 * SEC);
+        assert_int_equal(f.s.quiet_cycles, 0);
+}
+
+static void test_host_guard(void **unused) {
+        struct fixture f;
+        struct host_sample hp, hc;
+        struct host_limits hl = host_limits_default();
+        struct decision d;
+
+        setup(&f);
+        hp = host_make(f.prev.now_usec);
+        hc = host_make(f.cur.now_usec);
+
+        hc.meminfo.mem_available = 100 * MiB;
+        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, &f.prev, &f.cur, &hp, &hc, &hl, &f.s,
+                                       &d), 0);
+        assert_int_equal(d.reason, DECISION_NONE_HOST_PRESSURE);
+        assert_int_equal(d.n_cmds, 0);
+        assert_int_equal(f.s.counters.host_pressure, 1);
+
+        /* MemAvailable needs no previous host sample */
+        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, &f.prev, &f.cur, NULL, &hc, &hl,
+                                       &f.s, &d), 0);
+        assert_int_equal(d.reason, DECISION_NONE_HOST_PRESSURE);
+
+        /* host PSI full 10% over the cycle > 5% */
+        hc = host_make(f.cur.now_usec);
+        hc.psi.full.total_us = hp.psi.full.total_us + 1 * SEC;
+        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, &f.prev, &f.cur, &hp, &hc, &hl, &f.s,
+                                       &d), 0);
+        assert_int_equal(d.reason, DECISION_NONE_HOST_PRESSURE);
+
+        /* 1%: fine */
+        hc.psi.full.total_us = hp.psi.full.total_us + SEC / 10;
+        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, &f.prev, &f.cur, &hp, &hc, &hl, &f.s,
+                                       &d), 0);
+        assert_int_equal(d.reason, DECISION_EVICT_COLD);
+
+        /* guard off */
+        hc.meminfo.mem_available = 0;
+        hc.psi.full.total_us = hp.psi.full.total_us + 5 * SEC;
+        hl = (struct host_limits) {};
+        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, &f.prev, &f.cur, &hp, &hc, &hl, &f.s,
+                                       &d), 0);
+        assert_int_equal(d.reason, DECISION_EVICT_COLD);
+}
+
+static void test_counter_reset(void **unused) {
+        struct fixture f;
+        struct decision d;
+
+        setup(&f);
+        stat_set(&f.prev.stat, MEMSTAT_PGSTEAL_PROACTIVE, 100000);
+        f.s.cold_age_usec = 700 * SEC;
+        f.s.streaming = true;
+        stat_set(&f.cur.stat, MEMSTAT_PGSTEAL_PROACTIVE, 10);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(d.reason, DECISION_NONE_WARMUP);
+        assert_true(d.flags & DECISION_FLAG_COUNTER_RESET);
+        assert_int_equal(d.n_cmds, 0);
+        assert_int_equal(f.s.cold_age_usec, 240 * SEC); /* fresh state */
+        assert_false(f.s.streaming);
+        assert_int_equal(f.s.counters.resets, 1);
+
+        /* PSI totals going back too */
+        setup(&f);
+        f.prev.psi.some.total_us = 5 * SEC;
+        f.cur.psi.some.total_us = 1;
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(d.reason, DECISION_NONE_WARMUP);
+        assert_true(d.flags & DECISION_FLAG_COUNTER_RESET);
+
+        /* the next cycle acts again */
+        step(&f);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(d.reason, DECISION_EVICT_COLD);
+}
+
+static void test_clock_jump(void **unused) {
+        struct fixture f;
+        struct decision d;
+
+        setup(&f);
+        f.cur.now_usec = f.prev.now_usec; /* no time passed */
+        f.cur.psi.some.total_us = 1 * SEC; /* would be infinite pressure */
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(d.reason, DECISION_NONE_WARMUP);
+        assert_true(d.flags & DECISION_FLAG_CLOCK_JUMP);
+        assert_false(d.has_psi_some);
+        assert_int_equal(f.s.cold_age_usec, 240 * SEC);
+
+        setup(&f);
+        f.cur.now_usec = f.prev.now_usec - 1;
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_true(d.flags & DECISION_FLAG_CLOCK_JUMP);
+
+        /* a suspend: an hour without samples */
+        setup(&f);
+        f.cur.now_usec = f.prev.now_usec + 3600 * SEC;
+        stat_set(&f.cur.stat, MEMSTAT_WORKINGSET_REFAULT_ANON, 100000);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(d.reason, DECISION_NONE_WARMUP);
+        assert_true(d.flags & DECISION_FLAG_CLOCK_JUMP);
+        assert_false(d.flags & DECISION_FLAG_T_RAISED);
+}
+
+static void test_backoff(void **unused) {
+        struct fixture f;
+        struct decision d;
+
+        setup(&f);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(d.reason, DECISION_EVICT_COLD);
+        policy_note_error(&f.s, f.cur.now_usec); /* 1st failure: 1 cycle */
+        step(&f);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(d.reason, DECISION_NONE_BACKOFF);
+        assert_int_equal(d.n_cmds, 0);
+        step(&f);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(d.reason, DECISION_EVICT_COLD);
+        policy_note_error(&f.s, f.cur.now_usec); /* 2nd consecutive: 2 cycles */
+        for (int i = 0; i < 2; i++) {
+                step(&f);
+                d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+                assert_int_equal(d.reason, DECISION_NONE_BACKOFF);
+        }
+        step(&f);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(d.reason, DECISION_EVICT_COLD);
+        /* success (no error noted): the streak ends, the next failure backs off 1 again */
+        step(&f);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(f.s.error_streak, 0);
+        policy_note_error(&f.s, f.cur.now_usec);
+        assert_int_equal(f.s.backoff_cycles, 1);
+
+        /* capped at 16 cycles */
+        for (int i = 0; i < 10; i++)
+                policy_note_error(&f.s, f.cur.now_usec);
+        assert_int_equal(f.s.backoff_cycles, 16);
+        assert_int_equal(f.s.counters.errors, 13);
+}
+
+static void test_modes(void **unused) {
+        struct fixture f;
+        struct decision active, advise, off;
+        struct policy_state s0;
+
+        setup(&f);
+        s0 = f.s;
+        active = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        f.s = s0;
+        f.p.mode = POLICY_MODE_ADVISE;
+        advise = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_true(advise.advise);
+        assert_false(active.advise);
+        advise.advise = false;
+        assert_memory_equal(&active, &advise, sizeof(active));
+
+        f.s = s0;
+        f.p.mode = POLICY_MODE_OFF;
+        off = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(off.reason, DECISION_NONE_MODE_OFF);
+        assert_int_equal(off.n_cmds, 0);
+        assert_int_equal(off.n_reclaims, 0);
+
+        /* Mode=pressure uses memory.reclaim even with lru_gen. */
+        f.s = s0;
+        f.p.mode = POLICY_MODE_PRESSURE;
+        active = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(active.reason, DECISION_TMO_STEP);
+        assert_int_equal(active.n_cmds, 0);
+        assert_true(active.n_reclaims > 0);
+}
+
+static void test_no_psi(void **unused) {
+        struct fixture f;
+        struct decision d;
+
+        setup(&f);
+        f.prev.has_psi = f.cur.has_psi = false;
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_true(d.flags & DECISION_FLAG_NO_PSI);
+        assert_false(d.has_psi_some);
+        assert_int_equal(d.reason, DECISION_EVICT_COLD);
+}
+
+static void test_einval(void **unused) {
+        struct fixture f;
+        struct decision d = { .reason = 77 };
+        struct policy_state s2;
+        struct host_limits hl = host_limits_default();
+        struct lrugen_lruvec bad;
+
+        setup(&f);
+        s2 = f.s;
+        assert_int_equal(policy_decide(NULL, &f.caps, &f.s, NULL, &f.cur, NULL, NULL, &hl, &s2, &d),
+                         -EINVAL);
+        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, NULL, NULL, NULL, NULL, &hl, &s2, &d),
+                         -EINVAL);
+        f.p.min_cold_age_usec = 2000 * SEC;
+        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, NULL, &f.cur, NULL, NULL, &hl, &s2,
+                                       &d), -EINVAL);
+        f.p = test_policy();
+        f.p.swappiness = 202;
+        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, NULL, &f.cur, NULL, NULL, &hl, &s2,
+                                       &d), -EINVAL);
+        f.p = test_policy();
+        bad = f.v;
+        bad.gens[2].seq = bad.gens[1].seq;
+        f.cur.lruvecs = &bad;
+        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, NULL, &f.cur, NULL, NULL, &hl, &s2,
+                                       &d), -EINVAL);
+        bad.nr_gens = 5;
+        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, NULL, &f.cur, NULL, NULL, &hl, &s2,
+                                       &d), -EINVAL);
+        f.cur.lruvecs = NULL;
+        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, NULL, &f.cur, NULL, NULL, &hl, &s2,
+                                       &d), -EINVAL);
+        /* outputs untouched */
+        assert_int_equal(d.reason, 77);
+        assert_memory_equal(&s2, &f.s, sizeof(s2));
+
+        /* no host sample at all is fine */
+        f.cur.lruvecs = &f.v;
+        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, &f.prev, &f.cur, NULL, NULL, NULL,
+                                       &s2, &d), 0);
+        assert_int_equal(d.reason, DECISION_EVICT_COLD);
+}
+
+static void test_reason_strings(void **unused) {
+        for (int r = 0; r < _DECISION_REASON_MAX; r++)
+                assert_non_null(decision_reason_to_string(r));
+        assert_string_equal(decision_reason_to_string(DECISION_EVICT_COLD), "cold-generations");
+        assert_string_equal(decision_reason_to_string(DECISION_NONE_HOST_PRESSURE),
+                            "host-pressure");
+        assert_null(decision_reason_to_string(_DECISION_REASON_MAX));
+        assert_null(decision_reason_to_string(-1));
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_pressure),
+                cmocka_unit_test(test_refault_burst),
+                cmocka_unit_test(test_quiet_lowers_t),
+                cmocka_unit_test(test_host_guard),
+                cmocka_unit_test(test_counter_reset),
+                cmocka_unit_test(test_clock_jump),
+                cmocka_unit_test(test_backoff),
+                cmocka_unit_test(test_modes),
+                cmocka_unit_test(test_no_psi),
+                cmocka_unit_test(test_einval),
+                cmocka_unit_test(test_reason_strings),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,133 @@
+# Helpers for guest scenarios (sourced by /init before the scenario; busybox sh).
+#
+# Results: `result KEY VALUE` adds a key=value line to the result block, `result_file NAME PATH`
+# snapshots a file (sent base64-encoded, unpacked by run-scenario --files-dir), and exactly one
+# of `pass|fail|skip REASON` ends the scenario. run-scenario turns the verdict into 0/1/77.
+#
+# Cgroups: paths are relative to /sys/fs/cgroup and may contain spaces ("work load.slice/a b").
+
+CG_ROOT=/sys/fs/cgroup
+LRU_GEN=/sys/kernel/debug/lru_gen
+MGLRUD_RESULT_FILE=/tmp/.mglrud-result
+MGLRUD_VERDICT_FILE=/tmp/.mglrud-verdict
+MGLRUD_FILES_DIR=/tmp/.mglrud-files
+mkdir -p "$MGLRUD_FILES_DIR"
+: > "$MGLRUD_RESULT_FILE"
+
+log() { echo "MGLRUD-LOG: $*"; }
+
+result() { echo "$1=$2" >> "$MGLRUD_RESULT_FILE"; }
+
+# result_file NAME PATH: NAME may contain '/', not spaces.
+result_file() {
+	mkdir -p "$MGLRUD_FILES_DIR/$(dirname "$1")"
+	cat "$2" > "$MGLRUD_FILES_DIR/$1" 2>"$MGLRUD_FILES_DIR/$1.err" || log "result_file: cannot read $2: $(cat "$MGLRUD_FILES_DIR/$1.err")"
+	[ -s "$MGLRUD_FILES_DIR/$1.err" ] || rm -f "$MGLRUD_FILES_DIR/$1.err"
+}
+# result_text NAME: stdin becomes the file NAME.
+result_text() {
+	mkdir -p "$MGLRUD_FILES_DIR/$(dirname "$1")"
+	cat > "$MGLRUD_FILES_DIR/$1"
+}
+
+verdict_write() { echo "$1 $2" > "$MGLRUD_VERDICT_FILE"; }
+# The scenario runs in a subshell of /init: exit ends only the scenario.
+pass() { verdict_write PASS "${*:-ok}"; exit 0; }
+fail() { log "FAIL: $*"; verdict_write FAIL "$*"; exit 1; }
+skip() { log "SKIP: $*"; verdict_write SKIP "$*"; exit 0; }
+
+emit_results() {
+	local f
+	( cd "$MGLRUD_FILES_DIR" && find . -type f | sed 's|^\./||' | sort ) | while read -r f; do
+		echo "===MGLRUD-FILE-BEGIN $f==="
+		base64 "$MGLRUD_FILES_DIR/$f"
+		echo "===MGLRUD-FILE-END $f==="
+	done
+	echo "===MGLRUD-RESULT-BEGIN==="
+	cat "$MGLRUD_RESULT_FILE"
+	echo "===MGLRUD-RESULT-END==="
+	echo "MGLRUD-VERDICT: $(cat "$MGLRUD_VERDICT_FILE" 2>/dev/null || echo 'FAIL no verdict')"
+}
+
+# need_bin NAME: skip the scenario when a project binary is not in the initramfs.
+need_bin() {
+	command -v "$1" >/dev/null 2>&1 || skip "$1 not built (not in the initramfs)"
+}
+
+# cg_create PATH [MAX [HIGH]]: creates PATH with +memory enabled on every ancestor.
+cg_create() {
+	local p="$1" acc="" part rest
+	rest="$p"
+	while [ -n "$rest" ]; do
+		part="${rest%%/*}"
+		if [ "$part" = "$rest" ]; then rest=""; else rest="${rest#*/}"; fi
+		[ -n "$part" ] || continue
+		echo +memory > "$CG_ROOT$acc/cgroup.subtree_control" 2>/dev/null
+		acc="$acc/$part"
+		mkdir -p "$CG_ROOT$acc" || fail "mkdir $CG_ROOT$acc"
+	done
+	[ -n "$2" ] && { echo "$2" > "$CG_ROOT/$p/memory.max" || fail "memory.max=$2 on $p"; }
+	[ -n "$3" ] && { echo "$3" > "$CG_ROOT/$p/memory.high" || fail "memory.high=$3 on $p"; }
+	return 0
+}
+
+cg_path() { echo "$CG_ROOT/$1"; }
+cg_read() { cat "$CG_ROOT/$1/$2"; }
+cg_inode() { stat -c %i "$CG_ROOT/$1"; }
+
+# cg_stat CG KEY: one memory.stat value (bytes or events).
+cg_stat() { awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print "" }' "$CG_ROOT/$1/memory.stat"; }
+
+# cg_psi CG some|full: the total= of memory.pressure (microseconds).
+cg_psi() { awk -v k="$2" '$1 == k { for (i = 2; i <= NF; i++) if ($i ~ /^total=/) print substr($i, 7) }' "$CG_ROOT/$1/memory.pressure"; }
+
+# cg_run CG LOG CMD...: starts CMD in the background inside CG; WL_PID is its pid.
+cg_run() {
+	local cg="$1" out="$2"
+	shift 2
+	# The child moves itself before exec so that all its memory is charged to CG.
+	sh -c 'echo $$ > "$1/cgroup.procs" || exit 111; shift; exec "$@"' cg_run "$CG_ROOT/$cg" "$@" > "$out" 2>&1 &
+	WL_PID=$!
+}
+
+# wait_event LOG EVENT TIMEOUT_S: waits for a line "event=EVENT" in LOG.
+wait_event() {
+	local i=0 lim=$(( $3 * 10 ))
+	while ! grep -q "^event=$2 " "$1" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt $lim ]; then
+			log "wait_event: no event=$2 in $1 after $3 s; log:"
+			tail -n 20 "$1"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# event_get LOG EVENT KEY: KEY's value in the last "event=EVENT" line of LOG.
+event_get() {
+	grep "^event=$2 " "$1" | tail -n 1 | tr ' ' '\n' | sed -n "s/^$3=//p"
+}
+
+# lru_gen_id_line ID: the "memcg ID path" header line for ID in lru_gen ("" if absent).
+lru_gen_id_line() { grep -E "^memcg +$1( |$)" "$LRU_GEN" | head -n 1; }
+
+# lru_gen_max_seq ID [NODE]: the youngest generation number of memcg ID on NODE (default 0).
+lru_gen_seqs() {
+	awk -v id="$1" -v node="${2:-0}" '
+		$1 == "memcg" { m = ($2 == id) ; n = -1; next }
+		$1 == "node" { n = $2; next }
+		m && n == node && $1 ~ /^[0-9]+$/ { if (min == "") min = $1; max = $1 }
+		END { print min, max }' "$LRU_GEN"
+}
+lru_gen_min_seq() { lru_gen_seqs "$@" | cut -d' ' -f1; }
+lru_gen_max_seq() { lru_gen_seqs "$@" | cut -d' ' -f2; }
+
+# Assertions: each fails the scenario with a message naming what was compared.
+assert_eq() { [ "$1" = "$2" ] || fail "${3:-assert_eq}: '$1' != '$2'"; }
+assert_ne() { [ "$1" != "$2" ] || fail "${3:-assert_ne}: '$1' == '$2'"; }
+assert_ge() { [ -n "$1" ] && [ "$1" -ge "$2" ] || fail "${3:-assert_ge}: '$1' < '$2'"; }
+assert_le() { [ -n "$1" ] && [ "$1" -le "$2" ] || fail "${3:-assert_le}: '$1' > '$2'"; }
+assert_gt() { [ -n "$1" ] && [ "$1" -gt "$2" ] || fail "${3:-assert_gt}: '$1' <= '$2'"; }
+assert_match() { echo "$1" | grep -qE "$2" || fail "${3:-assert_match}: '$1' !~ /$2/"; }
+assert_file() { [ -e "$1" ] || fail "${2:-assert_file}: $1 missing"; }

@@ -1,0 +1,39 @@
+#!/bin/bash
+# Builds (once) the ext4 data disk the file workloads read, so that they use a real page cache
+# over a block device. Prints its path. Cached in ${MGLRUD_VM_CACHE:-/var/cache/mglrud-vm};
+# guests attach it read-only, so parallel scenarios share it.
+#
+# Layout (all random data):  /hot.bin 64 MiB   /cold.bin 384 MiB   /small/f0000..f1023 256 KiB each
+#                            /medium.bin 128 MiB
+set -euo pipefail
+
+VERSION=1
+CACHE="${MGLRUD_VM_CACHE:-/var/cache/mglrud-vm}"
+IMG="$CACHE/data-v$VERSION.img"
+die() { echo "mkdata: $*" >&2; exit 1; }
+
+if [ -s "$IMG" ]; then
+	echo "$IMG"
+	exit 0
+fi
+command -v mkfs.ext4 >/dev/null || die "mkfs.ext4 missing: apt-get install e2fsprogs"
+mkdir -p "$CACHE"
+SRC="$(mktemp -d "${TMPDIR:-/tmp}/mglrud-data.XXXXXX")"
+trap 'rm -rf "$SRC" "$IMG.tmp"' EXIT
+
+echo "mkdata: writing data files (one-time, ~1 GiB)" >&2
+# openssl-free fast random: a 16 MiB urandom block, each copy xored differently via dd seek
+# would still compress; simplest is /dev/urandom directly (about 0.5 GB/s).
+head -c 64M /dev/urandom > "$SRC/hot.bin"
+head -c 384M /dev/urandom > "$SRC/cold.bin"
+head -c 128M /dev/urandom > "$SRC/medium.bin"
+mkdir "$SRC/small"
+for i in $(seq 0 1023); do
+	head -c 256K /dev/urandom > "$SRC/small/$(printf 'f%04d' "$i")"
+done
+echo "mglrud test data v$VERSION" > "$SRC/VERSION"
+
+mkfs.ext4 -q -F -L mglrud-data -m 0 -E lazy_itable_init=0,lazy_journal_init=0 \
+	-d "$SRC" "$IMG.tmp" 900M || die "mkfs.ext4 -d failed"
+mv "$IMG.tmp" "$IMG"
+echo "$IMG"
