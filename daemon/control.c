@@ -21,6 +21,10 @@ struct control_state {
         struct decision last;
         uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES];
         uint64_t actions, errors;
+        bool initialized;              /* policy state set up (by the first cycle) */
+        bool has_last;                 /* last holds a decision */
+        bool paused;                   /* Pause(): sample, but do not decide or act */
+        bool skipped;                  /* the last cycle was skipped because of a pause */
 };
 
 void control_cgroup_free(struct cgroup *cg) {
@@ -35,6 +39,56 @@ void control_cgroup_free(struct cgroup *cg) {
 uint64_t control_cgroup_reclaimed_bytes(const struct cgroup *cg) {
         const struct control_state *s = cg->userdata;
         return s ? s->reclaimed_bytes[LRUGEN_ANON] + s->reclaimed_bytes[LRUGEN_FILE] : 0;
+}
+
+/* Returns cg's state, allocating it on first use, or NULL on OOM. */
+static struct control_state *control_state_get(struct cgroup *cg) {
+        if (!cg->userdata)
+                cg->userdata = calloc(1, sizeof(struct control_state));
+        return cg->userdata;
+}
+
+int control_cgroup_set_paused(struct cgroup *cg, bool paused) {
+        struct control_state *s = control_state_get(cg);
+        if (!s)
+                return -ENOMEM;
+        s->paused = paused;
+        return 0;
+}
+
+int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *ret) {
+        if (!cg || !ret)
+                return -EINVAL;
+        const struct control_state *s = cg->userdata;
+        *ret = (struct control_snapshot) {
+                .path = cg->path,
+                .id = cg->id,
+                .section = cg->section ? cg->section->glob : "-",
+                .mode = policy_mode_to_string(cg->policy.mode),
+                .reason = "none",
+        };
+        if (!s)
+                return 0;
+        ret->paused = s->paused;
+        ret->cold_age_usec = s->initialized ? s->policy.cold_age_usec : 0;
+        memcpy(ret->reclaimed_bytes, s->reclaimed_bytes, sizeof ret->reclaimed_bytes);
+        ret->actions = s->actions;
+        ret->errors = s->errors;
+        if (s->has_last) {
+                const struct decision *d = &s->last;
+                ret->reason = decision_reason_to_string(d->reason);
+                if (decision_format(d, ret->line, sizeof ret->line) < 0)
+                        ret->line[0] = 0;
+                ret->has_estimates = d->has_estimates;
+                memcpy(ret->cold_bytes, d->cold_bytes, sizeof ret->cold_bytes);
+                memcpy(ret->cooling_bytes, d->cooling_bytes, sizeof ret->cooling_bytes);
+                memcpy(ret->warm_bytes, d->warm_bytes, sizeof ret->warm_bytes);
+                ret->has_psi_some = d->has_psi_some;
+                ret->psi_some = d->psi_some;
+        }
+        if (s->skipped)
+                ret->reason = "paused";
+        return 0;
 }
 
 static int append_lruvecs(struct control_state *s, const struct lrugen_lruvec *first, size_t n) {
@@ -183,12 +237,12 @@ int control_cgroup_cycle(struct manager *m, struct cgroup *cg, uint64_t now_usec
         struct cgroup_reading cur;
         int r;
 
-        if (!s) {
-                s = calloc(1, sizeof *s);
-                if (!s)
-                        return -ENOMEM;
-                cg->userdata = s;
+        s = control_state_get(cg);
+        if (!s)
+                return -ENOMEM;
+        if (!s->initialized) {
                 policy_state_init(&s->policy, &cg->policy, now_usec);
+                s->initialized = true;
         }
 
         r = cgroup_read(cg, now_usec, &cur);
@@ -197,6 +251,13 @@ int control_cgroup_cycle(struct manager *m, struct cgroup *cg, uint64_t now_usec
         if (r < 0) {
                 log_warning_errno(r, "%s: cannot read memory files: %m", cg->path);
                 return r == -ENOMEM ? r : 0;
+        }
+        s->skipped = s->paused || m->paused_all;
+        if (s->skipped) {
+                /* Keep sampling, so rates are right again the cycle after Resume(). */
+                s->prev = cur;
+                s->has_prev = true;
+                return 0;
         }
         r = collect_lruvecs(m, cg, s);
         if (r < 0)
@@ -240,7 +301,23 @@ int control_cgroup_cycle(struct manager *m, struct cgroup *cg, uint64_t now_usec
                 return 0;
         }
         s->last = d;
+        s->has_last = true;
 
+        if (advise && !m->dry_run && d.n_age > 0) {
+                /* Mode=advise still ages: ageing moves no page out of memory, and without it
+                 * the generations say nothing about idle time, so the advice would be blind.
+                 * Only --dry-run/DryRun= promise that nothing at all is written. */
+                struct decision ageing = d;
+                ageing.n_cmds = 0;
+                ageing.n_reclaims = 0;
+                for (size_t i = 0; i < d.n_cmds; i++)
+                        if (d.cmds[i].op == '+')
+                                ageing.cmds[ageing.n_cmds++] = d.cmds[i];
+                uint64_t unused;
+                int last_error;
+                if (execute(m, cg, &ageing, &unused, &last_error) > 0)
+                        policy_note_error(&s->policy, now_usec);
+        }
         if (advise || (d.n_cmds == 0 && d.n_reclaims == 0)) {
                 if (advise || m->advice_out)
                         print_advice(m, cg, &d);

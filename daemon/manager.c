@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -32,6 +33,12 @@ void manager_init(struct manager *m, const struct manager_overrides *o, const ch
         config_init(&m->config);
         m->config_file = strdup(config_file);
         m->dropin_dir = strdup(dropin_dir);
+}
+
+uint64_t now_monotonic_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
 }
 
 static void close_fd(int *fd) {
@@ -302,6 +309,13 @@ static struct cgroup *manager_find(struct manager *m, uint64_t id) {
         return NULL;
 }
 
+struct cgroup *manager_find_path(const struct manager *m, const char *path) {
+        for (size_t i = 0; i < m->n_cgroups; i++)
+                if (strcmp(m->cgroups[i]->path, path) == 0)
+                        return m->cgroups[i];
+        return NULL;
+}
+
 /* Adds id to the cgroup whose subtree covers it: the nearest managed ancestor. */
 static int cover_descendant(struct manager *m, const struct walk_entry *e) {
         struct cgroup *best = NULL;
@@ -460,6 +474,8 @@ int manager_cycle(struct manager *m, uint64_t now_usec) {
                 }
         }
         m->cycles++;
+        uint64_t end = now_monotonic_usec();
+        m->last_cycle_usec = end > now_usec ? end - now_usec : 0;
         return 0;
 }
 

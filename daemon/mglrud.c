@@ -12,9 +12,11 @@
 #include <time.h>
 
 #include "config.h"
+#include "mglrud/bus.h"
 #include "mglrud/config.h"
 #include "mglrud/log.h"
 #include "mglrud/manager.h"
+#include "mglrud/metrics.h"
 #include "mglrud/parse-util.h"
 
 /* --once takes two samples this far apart, so rates (PSI, refaults) cover a real interval. */
@@ -25,12 +27,8 @@ static const char *arg_dropin = MGLRUD_CONFIG_DROPIN_DIR;
 static bool arg_once, arg_check_config, arg_dropin_set;
 static struct manager_overrides arg_overrides;
 static int arg_log_level = -1;
-
-static uint64_t now_monotonic_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
+static const char *arg_runtime_dir = MGLRUD_RUNTIME_DIR;
+static const char *arg_metrics_file;
 
 static void help(void) {
         printf("Usage: mglrud [OPTIONS]\n\n"
@@ -45,16 +43,18 @@ static void help(void) {
                "     --debugfs-root=PATH  debugfs mount (default /sys/kernel/debug)\n"
                "     --proc-root=PATH     procfs mount (default /proc)\n"
                "  -i --interval=TIME      cycle interval, e.g. 5s (default from config, 10s)\n"
+               "     --runtime-dir=DIR    where the mglructl socket DIR/bus goes (default %s)\n"
+               "     --metrics-file=PATH  write Prometheus metrics to PATH after each cycle\n"
                "     --log-level=LEVEL    err, warning, notice, info, debug\n"
                "  -h --help               this help\n"
                "     --version            print the version\n",
                MGLRUD_CONFIG_FILE, MGLRUD_CONFIG_DROPIN_DIR,
-               (unsigned long long) (ONCE_SAMPLE_GAP_USEC / USEC_PER_SEC));
+               (unsigned long long) (ONCE_SAMPLE_GAP_USEC / USEC_PER_SEC), MGLRUD_RUNTIME_DIR);
 }
 
 static int parse_argv(int argc, char **argv) {
         enum { ARG_ONCE = 0x100, ARG_CHECK, ARG_CGROOT, ARG_DEBUGFS, ARG_PROC, ARG_LOGLEVEL,
-               ARG_VERSION, ARG_CONFIG_DIR };
+               ARG_VERSION, ARG_CONFIG_DIR, ARG_RUNTIME_DIR, ARG_METRICS_FILE };
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
                 { "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
@@ -66,6 +66,8 @@ static int parse_argv(int argc, char **argv) {
                 { "proc-root", required_argument, NULL, ARG_PROC },
                 { "interval", required_argument, NULL, 'i' },
                 { "log-level", required_argument, NULL, ARG_LOGLEVEL },
+                { "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
+                { "metrics-file", required_argument, NULL, ARG_METRICS_FILE },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 {}
@@ -120,6 +122,12 @@ static int parse_argv(int argc, char **argv) {
                                 return -EINVAL;
                         }
                         break;
+                case ARG_RUNTIME_DIR:
+                        arg_runtime_dir = optarg;
+                        break;
+                case ARG_METRICS_FILE:
+                        arg_metrics_file = optarg;
+                        break;
                 case 'h':
                         help();
                         return 0;
@@ -146,6 +154,13 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
                 return sd_event_exit(sd_event_source_get_event(s), r);
         }
         sd_notifyf(false, "STATUS=%s", manager_status(m, status, sizeof status));
+        if (arg_metrics_file) {
+                static int last_error;
+                r = metrics_write_file(m, arg_metrics_file);
+                if (r < 0 && r != last_error)
+                        log_warning_errno(r, "Cannot write metrics to %s: %m", arg_metrics_file);
+                last_error = MIN(r, 0);
+        }
         sd_event_source_set_time(s, usec + m->interval_usec);
         return 0;
 }
@@ -163,6 +178,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 static int run_loop(struct manager *m) {
         sd_event *e = NULL;
         sd_event_source *timer = NULL;
+        struct bus_server *bus = NULL;
         sigset_t mask;
         int r;
 
@@ -182,6 +198,10 @@ static int run_loop(struct manager *m) {
                 log_error_errno(r, "Cannot watch signals: %m");
                 goto out;
         }
+        r = bus_server_new(m, e, arg_runtime_dir, &bus);
+        if (r < 0)
+                log_warning_errno(r, "Cannot serve %s/%s, mglructl will not reach us: %m",
+                                  arg_runtime_dir, BUS_SOCKET_NAME);
         r = sd_event_set_watchdog(e, true);
         if (r < 0)
                 log_warning_errno(r, "Cannot enable the watchdog: %m");
@@ -201,6 +221,7 @@ static int run_loop(struct manager *m) {
         sd_notify(false, "STOPPING=1");
         log_info("Exiting.");
 out:
+        bus_server_free(bus);
         sd_event_source_unref(timer);
         sd_event_unref(e);
         return r;

@@ -3,11 +3,34 @@
  * write helpers (actuate.h), measure the effect from stat deltas, report. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "mglrud/cgroup.h"
+#include "mglrud/lrugen.h"
 
 struct manager;
+
+/* A read-only copy of one managed cgroup's controller state, for the bus, dumps and metrics.
+ * The strings point into the cgroup and static tables: valid until the next cycle or rescan. */
+struct control_snapshot {
+        const char *path;
+        uint64_t id;
+        const char *section;       /* the matching section's glob, "-" if none */
+        const char *mode;          /* configured Mode= */
+        uint64_t cold_age_usec;    /* T */
+        const char *reason;        /* last decision's reason, "paused", or "none" before any */
+        char line[1024];           /* decision_format() of the last decision, "" before any */
+        bool has_estimates;        /* the cold/cooling/warm bytes come from lru_gen */
+        uint64_t cold_bytes[_LRUGEN_NR_TYPES];
+        uint64_t cooling_bytes[_LRUGEN_NR_TYPES];
+        uint64_t warm_bytes[_LRUGEN_NR_TYPES];
+        bool has_psi_some;
+        double psi_some;           /* cgroup PSI some share over the last cycle (0..1) */
+        uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES]; /* measured, cumulative */
+        uint64_t actions, errors;
+        bool paused;               /* paused for this cgroup (not counting a daemon-wide pause) */
+};
 
 /* Runs sample -> decide -> act -> report for cg. Returns 0 (also when cg vanished: cg->vanished
  * is set), or -ENOMEM. */
@@ -15,6 +38,14 @@ int control_cgroup_cycle(struct manager *m, struct cgroup *cg, uint64_t now_usec
 
 /* Returns the bytes mglrud reclaimed from cg so far (measured, not requested). */
 uint64_t control_cgroup_reclaimed_bytes(const struct cgroup *cg);
+
+/* Fills *ret with cg's current state (zeros and reason "none" before the first cycle).
+ * Returns 0, or -EINVAL on NULL arguments. */
+int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *ret);
+
+/* Pauses (no decisions, no writes; samples are still taken) or resumes cg. Returns 0 or
+ * -ENOMEM. */
+int control_cgroup_set_paused(struct cgroup *cg, bool paused);
 
 /* Frees the controller state attached to cg->userdata. */
 void control_cgroup_free(struct cgroup *cg);

@@ -68,8 +68,13 @@ struct lrugen {
 
 /* Parses a whole lru_gen or lru_gen_full text. Records with memcg id 0 (6.x zombies, or memcg
  * disabled) are dropped; a record seen twice (a racy multi-chunk read) keeps the last copy.
- * Reuses ret's storage when called again. Returns 0, -EINVAL on malformed text (the whole
- * parse fails, ret is left empty), or -ENOMEM. */
+ * Reuses ret's storage when called again (paths from an earlier parse become invalid).
+ * Strict, because a misread histogram drives eviction: every line must end in '\n'; a memcg
+ * line is followed by a node line, every node has 1..4 consecutive generations, in
+ * lru_gen_full every generation has exactly 4 tier lines (0..3) and either every or no
+ * generation of a lruvec has an mm line; R/T tiers and the uppercase mm line sit on max_seq
+ * only; 6.1 and 7.x placeholders are not mixed; numbers fit (age_ms in u32). Returns 0,
+ * -EINVAL on malformed text (the whole parse fails, ret is left empty), or -ENOMEM. */
 int lrugen_parse(const char *buf, size_t len, struct lrugen *ret);
 
 /* Reads the open lru_gen(_full) fd whole from offset 0 into buf (kept by the caller and

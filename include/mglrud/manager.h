@@ -67,8 +67,13 @@ struct manager {
 
         struct manager_caps caps;
         uint64_t cycles;
+        uint64_t last_cycle_usec;   /* how long the last manager_cycle() took */
+        bool paused_all;            /* Pause(""): sample every cgroup, act on none */
         FILE *advice_out;           /* where advice lines go in the foreground (stdout) */
 };
+
+/* Returns CLOCK_MONOTONIC in microseconds. */
+uint64_t now_monotonic_usec(void);
 
 /* Initializes m with defaults and the overrides; nothing is opened yet. */
 void manager_init(struct manager *m, const struct manager_overrides *o, const char *config_file,
@@ -84,6 +89,9 @@ int manager_reload(struct manager *m);
 /* Runs one control cycle at monotonic time now_usec. Returns 0, or a negative errno on a fatal
  * error (-ENOMEM); per-cgroup errors are logged and backed off, not returned. */
 int manager_cycle(struct manager *m, uint64_t now_usec);
+
+/* Returns the managed cgroup with this path, or NULL. */
+struct cgroup *manager_find_path(const struct manager *m, const char *path);
 
 /* Releases everything. */
 void manager_done(struct manager *m);

@@ -607,31 +607,70 @@ static void test_corruption(void **state) {
         }
 }
 
-/* Real captures from the 7.3 kernel in the VM, when they are there. */
-static void test_kernel_73(void **state) {
-        static const char *const files[] = {
-                "kernel-7.3/lru_gen", "kernel-7.3/lru_gen_full",
-        };
-        _cleanup_(lrugen_done) struct lrugen l = {};
-        bool any = false;
+/* Real captures from the 7.3 kernel in the VM (tests/fixtures/kernel-7.3, filled by the VM
+ * work; skipped while absent). Checked against the capture's own cgroup-inodes.txt, "inode
+ * path" per cgroup directory: on 7.x the lru_gen id is the cgroup inode. */
+static void check_against_inodes(const struct lrugen *l) {
+        _cleanup_(read_buf_free) struct read_buf b = {};
+        size_t n = 0;
 
-        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
-                if (!fixture_exists(files[i]))
-                        continue;
-                any = true;
-                load(files[i], &l);
-                check_invariants(&l);
-                assert_true(l.n_lruvecs > 0);
-                /* The root memcg is cgroup id 1 on 7.x. */
-                assert_string_equal(find(&l, 1, 0)->path, "/");
-                assert_int_equal(l.full, strstr(files[i], "full") != NULL);
-                if (l.full) {
-                        assert_int_equal(l.format, LRUGEN_FORMAT_V7);
-                        assert_int_equal(find(&l, 1, 0)->nr_mm_stats, 4); /* WALKS_MMU=y */
-                }
+        assert_int_equal(fixture_read("kernel-7.3/cgroup-inodes.txt", &b), 0);
+        for (char *line = b.data; line && *line;) {
+                char *nl = strchr(line, '\n');
+                if (nl)
+                        *nl = '\0';
+                char *sp = strchr(line, ' ');
+                assert_non_null(sp);
+                *sp = '\0';
+                uint64_t ino = strtoull(line, NULL, 10);
+                const struct lrugen_lruvec *v = find(l, ino, 0);
+                assert_string_equal(v->path, sp + 1);
+                assert_ptr_equal(lrugen_find_path(l, sp + 1), v);
+                n++;
+                line = nl ? nl + 1 : NULL;
         }
-        if (!any)
+        assert_true(n > 0);
+        assert_int_equal(l->n_lruvecs, n); /* one node, one lruvec per cgroup */
+}
+
+static void test_kernel_73(void **state) {
+        _cleanup_(lrugen_done) struct lrugen l = {};
+
+        if (!fixture_exists("kernel-7.3/lru_gen") || !fixture_exists("kernel-7.3/cgroup-inodes.txt"))
                 skip();
+
+        load("kernel-7.3/lru_gen", &l);
+        check_invariants(&l);
+        assert_false(l.full);
+        check_against_inodes(&l);
+        assert_string_equal(find(&l, 1, 0)->path, "/");
+        /* The cgroup with a space in its name, which the capture was built around. */
+        assert_non_null(lrugen_find_path(&l, "/work load.slice/a b"));
+
+        if (!fixture_exists("kernel-7.3/lru_gen_full"))
+                return;
+        load("kernel-7.3/lru_gen_full", &l);
+        check_invariants(&l);
+        assert_true(l.full);
+        assert_int_equal(l.format, LRUGEN_FORMAT_V7);
+        check_against_inodes(&l);
+        for (size_t i = 0; i < l.n_lruvecs; i++) {
+                const struct lrugen_lruvec *v = &l.lruvecs[i];
+                /* Debian: LRU_GEN_WALKS_MMU=y, LRU_GEN_STATS=n: TYFA on max_seq, always 4 gens. */
+                assert_int_equal(v->nr_mm_stats, 4);
+                assert_int_equal(v->nr_gens, LRUGEN_MAX_NR_GENS);
+                for (int tier = 0; tier < LRUGEN_MAX_NR_TIERS; tier++)
+                        assert_int_equal(v->gens[v->nr_gens - 1].tiers[tier].kind[LRUGEN_ANON], LRUGEN_TIER_RT);
+        }
+        /* "a b" was reclaimed with swappiness=max: anon evictions show up in its tiers. */
+        const struct lrugen_lruvec *ab = lrugen_find_path(&l, "/work load.slice/a b");
+        assert_non_null(ab);
+        uint64_t evicted = 0;
+        for (unsigned g = 0; g < ab->nr_gens; g++)
+                for (int tier = 0; tier < LRUGEN_MAX_NR_TIERS; tier++)
+                        if (ab->gens[g].tiers[tier].kind[LRUGEN_ANON] == LRUGEN_TIER_REP)
+                                evicted += ab->gens[g].tiers[tier].val[LRUGEN_ANON][1];
+        assert_true(evicted > 0);
 }
 
 int main(void) {

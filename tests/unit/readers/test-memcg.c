@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -153,12 +154,59 @@ static void test_meminfo_malformed(void **state) {
         }
 }
 
+/* Real captures from the 7.3 kernel (skipped while absent). */
+static void test_kernel_73(void **state) {
+        static const char *const files[] = {
+                "memory.current", "memory.min", "memory.low", "memory.high", "memory.max",
+                "memory.swap.current", "memory.swap.max", "memory.peak", "memory.zswap.current",
+                "memory.zswap.max",
+        };
+        static const char *const dirs[] = { "kernel-7.3/cgroup-a-b", "kernel-7.3/cgroup-b" };
+        unsigned seen = 0;
+
+        for (size_t d = 0; d < ELEMENTSOF(dirs); d++)
+                for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                        char rel[256];
+                        snprintf(rel, sizeof(rel), "%s/%s", dirs[d], files[i]);
+                        if (!fixture_exists(rel))
+                                continue;
+                        _cleanup_(read_buf_free) struct read_buf b = {};
+                        uint64_t v;
+                        assert_int_equal(fixture_read(rel, &b), 0);
+                        assert_int_equal(value_exact(b.data, b.len, &v), 0);
+                        if (strcmp(b.data, "max\n") == 0)
+                                assert_true(v == MEMCG_VALUE_MAX);
+                        else
+                                assert_true(v == strtoull(b.data, NULL, 10));
+                        seen++;
+                }
+
+        if (fixture_exists("kernel-7.3/meminfo")) {
+                _cleanup_(read_buf_free) struct read_buf b = {};
+                unsigned long long total, avail, stotal, sfree;
+                struct meminfo m;
+
+                assert_int_equal(fixture_read("kernel-7.3/meminfo", &b), 0);
+                assert_int_equal(meminfo_exact(b.data, b.len, &m), 0);
+                assert_int_equal(sscanf(strstr(b.data, "MemTotal:"), "MemTotal: %llu kB", &total), 1);
+                assert_int_equal(sscanf(strstr(b.data, "MemAvailable:"), "MemAvailable: %llu kB", &avail), 1);
+                assert_int_equal(sscanf(strstr(b.data, "SwapTotal:"), "SwapTotal: %llu kB", &stotal), 1);
+                assert_int_equal(sscanf(strstr(b.data, "SwapFree:"), "SwapFree: %llu kB", &sfree), 1);
+                assert_true(m.mem_total == total * 1024 && m.mem_available == avail * 1024);
+                assert_true(m.swap_total == stotal * 1024 && m.swap_free == sfree * 1024);
+                seen++;
+        }
+        if (seen == 0)
+                skip();
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_value),
                 cmocka_unit_test(test_value_fixtures),
                 cmocka_unit_test(test_meminfo),
                 cmocka_unit_test(test_meminfo_malformed),
+                cmocka_unit_test(test_kernel_73),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -151,6 +152,37 @@ static void test_ratio(void **state) {
         assert_double_near(psi_full_ratio(&a, &b, 1000), 0, 0);
 }
 
+/* Real captures from the 7.3 kernel (skipped while absent). */
+static void test_kernel_73(void **state) {
+        static const char *const files[] = {
+                "kernel-7.3/proc-pressure-memory", "kernel-7.3/cgroup-root/memory.pressure",
+                "kernel-7.3/cgroup-a-b/memory.pressure", "kernel-7.3/cgroup-b/memory.pressure",
+        };
+        unsigned seen = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                if (!fixture_exists(files[i]))
+                        continue;
+                _cleanup_(read_buf_free) struct read_buf b = {};
+                unsigned long long some_total, full_total;
+                struct psi p;
+
+                load(files[i], &p);
+                assert_true(p.has_full);
+                /* Cross-check with a plain sscanf of the same text. */
+                assert_int_equal(fixture_read(files[i], &b), 0);
+                const char *full = strstr(b.data, "full ");
+                assert_non_null(full);
+                assert_int_equal(sscanf(strstr(b.data, "total="), "total=%llu", &some_total), 1);
+                assert_int_equal(sscanf(strstr(full, "total="), "total=%llu", &full_total), 1);
+                assert_true(p.some.total_us == some_total);
+                assert_true(p.full.total_us == full_total);
+                seen++;
+        }
+        if (seen == 0)
+                skip();
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_fixtures),
@@ -158,6 +190,7 @@ int main(void) {
                 cmocka_unit_test(test_malformed),
                 cmocka_unit_test(test_read),
                 cmocka_unit_test(test_ratio),
+                cmocka_unit_test(test_kernel_73),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "mglrud/dump.h"
+
+#include <errno.h>
+
+#include "config.h"
+#include "mglrud/parse-util.h"
+
+static void put_pair(FILE *f, const char *label, const uint64_t v[_LRUGEN_NR_TYPES]) {
+        char a[32], b[32];
+        fprintf(f, "        %s: anon %s file %s\n", label,
+                format_bytes(a, sizeof a, v[LRUGEN_ANON]), format_bytes(b, sizeof b, v[LRUGEN_FILE]));
+}
+
+int dump_format(FILE *f, const struct daemon_stats *d, const struct control_snapshot *snaps,
+                size_t n) {
+        char b[32];
+
+        fprintf(f, "mglrud %s\n", MGLRUD_VERSION);
+        fprintf(f, "        Dry run: %s\n", d->dry_run ? "yes" : "no");
+        fprintf(f, "        Paused: %s\n", d->paused_all ? "yes" : "no");
+        fprintf(f, "        Interval: %s\n", format_duration(b, sizeof b, d->interval_usec));
+        fprintf(f, "        Cycles: %llu\n", (unsigned long long) d->cycles);
+        fprintf(f, "        Last cycle: %s\n", format_duration(b, sizeof b, d->cycle_usec));
+        fprintf(f, "        Cgroups: %zu\n", d->n_cgroups);
+        for (size_t i = 0; i < n; i++) {
+                const struct control_snapshot *s = &snaps[i];
+                fprintf(f, "-> %s\n", s->path);
+                fprintf(f, "        Id: %llu\n", (unsigned long long) s->id);
+                fprintf(f, "        Section: [%s]\n", s->section);
+                fprintf(f, "        Mode: %s\n", s->mode);
+                fprintf(f, "        Paused: %s\n",
+                        s->paused ? "yes" : d->paused_all ? "yes (all)" : "no");
+                fprintf(f, "        Cold age (T): %s\n",
+                        format_duration(b, sizeof b, s->cold_age_usec));
+                fprintf(f, "        Last reason: %s\n", s->reason);
+                if (s->line[0])
+                        fprintf(f, "        Last decision: %s\n", s->line);
+                if (s->has_estimates) {
+                        put_pair(f, "Cold", s->cold_bytes);
+                        put_pair(f, "Cooling", s->cooling_bytes);
+                        put_pair(f, "Warm", s->warm_bytes);
+                }
+                if (s->has_psi_some)
+                        fprintf(f, "        Pressure some: %.2f%%\n", s->psi_some * 100.0);
+                put_pair(f, "Reclaimed", s->reclaimed_bytes);
+                fprintf(f, "        Actions: %llu\n", (unsigned long long) s->actions);
+                fprintf(f, "        Errors: %llu\n", (unsigned long long) s->errors);
+        }
+        return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* mglructl: inspect and control a running mglrud over its private bus socket
+ * (RUNTIME_DIR/bus, org.mglrud.Manager1). Exit codes: 0 ok, 1 the daemon returned an error,
+ * 2 usage, 3 cannot connect, 4 access denied. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <systemd/sd-bus.h>
+
+#include "config.h"
+#include "mglrud/bus.h"
+#include "mglrud/macro.h"
+#include "mglrud/parse-util.h"
+
+enum {
+        EXIT_DAEMON = 1,
+        EXIT_USAGE = 2,
+        EXIT_CONNECT = 3,
+        EXIT_DENIED = 4,
+};
+
+static const char *arg_runtime_dir = MGLRUD_RUNTIME_DIR;
+static bool arg_json;
+
+/* One entry of an a{sv} reply (types s, t, b, d). */
+struct field {
+        const char *key;
+        char type;
+        const char *s;
+        uint64_t t;
+        double d;
+};
+
+#define MAX_FIELDS 64
+
+static void help(void) {
+        printf("Usage: mglructl [OPTIONS] COMMAND\n\n"
+               "Inspect and control the mglrud proactive reclaim daemon.\n\n"
+               "Commands:\n"
+               "  status           summary of the daemon and its cgroups\n"
+               "  dump             full state, one block per cgroup\n"
+               "  metrics          Prometheus text metrics\n"
+               "  reload           reload the configuration (root)\n"
+               "  pause [PATH]     stop acting on PATH, or on every cgroup (root)\n"
+               "  resume [PATH]    act again on PATH, or on every cgroup (root)\n\n"
+               "Options:\n"
+               "     --runtime-dir=DIR  find the daemon's socket in DIR (default %s)\n"
+               "     --json             JSON output for status and dump\n"
+               "  -h --help             this help\n"
+               "     --version          print the version\n",
+               MGLRUD_RUNTIME_DIR);
+}
+
+/* Connects to RUNTIME_DIR/bus. Returns 0 or -errno; prints why it failed. */
+static int connect_daemon(sd_bus **ret) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int r = snprintf(sa.sun_path, sizeof sa.sun_path, "%s/%s", arg_runtime_dir,
+                         BUS_SOCKET_NAME);
+        if (r < 0 || (size_t) r >= sizeof sa.sun_path) {
+                fprintf(stderr, "Socket path %s/%s is too long.\n", arg_runtime_dir, BUS_SOCKET_NAME);
+                return -ENAMETOOLONG;
+        }
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 || connect(fd, (struct sockaddr *) &sa, sizeof sa) < 0) {
+                r = negative_errno();
+                fprintf(stderr, "Cannot connect to mglrud at %s: %s (is mglrud running? see "
+                        "--runtime-dir)\n", sa.sun_path, strerror(-r));
+                if (fd >= 0)
+                        close(fd);
+                return r;
+        }
+        if ((r = sd_bus_new(&bus)) < 0 || (r = sd_bus_set_fd(bus, fd, fd)) < 0) {
+                close(fd);
+                fprintf(stderr, "Cannot set up the bus connection: %s\n", strerror(-r));
+                return r;
+        }
+        if ((r = sd_bus_start(bus)) < 0) {
+                fprintf(stderr, "Cannot talk to mglrud at %s: %s\n", sa.sun_path, strerror(-r));
+                return r;
+        }
+        *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+/* Calls a method; string arguments only (sig "" or "s"). Returns 0 or an exit code. */
+static int call(sd_bus *bus, const char *member, const char *sig, const char *arg,
+                sd_bus_message **ret_reply) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r = sd_bus_call_method(bus, NULL, BUS_OBJECT_PATH, BUS_INTERFACE, member, &error,
+                                   ret_reply, sig, arg);
+        if (r >= 0)
+                return 0;
+        fprintf(stderr, "%s failed: %s\n", member, error.message ? error.message : strerror(-r));
+        r = sd_bus_error_has_name(&error, SD_BUS_ERROR_ACCESS_DENIED) ? EXIT_DENIED : EXIT_DAEMON;
+        sd_bus_error_free(&error);
+        return r;
+}
+
+/* Reads an a{sv} of s/t/b/d values into f (strings point into reply). Returns the count or
+ * -errno. */
+static int read_fields(sd_bus_message *reply, struct field *f, size_t max) {
+        size_t n = 0;
+        int r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+                const char *contents;
+                if (n == max)
+                        return -E2BIG;
+                f[n] = (struct field) {};
+                if ((r = sd_bus_message_read(reply, "s", &f[n].key)) < 0 ||
+                    (r = sd_bus_message_peek_type(reply, NULL, &contents)) < 0 ||
+                    (r = sd_bus_message_enter_container(reply, 'v', contents)) < 0)
+                        return r;
+                int b = 0;
+                f[n].type = contents[0];
+                switch (f[n].type) {
+                case 's':
+                        r = sd_bus_message_read(reply, "s", &f[n].s);
+                        break;
+                case 't':
+                        r = sd_bus_message_read(reply, "t", &f[n].t);
+                        break;
+                case 'b':
+                        r = sd_bus_message_read(reply, "b", &b);
+                        f[n].t = b;
+                        break;
+                case 'd':
+                        r = sd_bus_message_read(reply, "d", &f[n].d);
+                        break;
+                default:
+                        r = sd_bus_message_skip(reply, contents);
+                        f[n].type = 0;
+                }
+                if (r < 0 || (r = sd_bus_message_exit_container(reply)) < 0 ||
+                    (r = sd_bus_message_exit_container(reply)) < 0)
+                        return r;
+                if (f[n].type)
+                        n++;
+        }
+        if (r < 0 || (r = sd_bus_message_exit_container(reply)) < 0)
+                return r;
+        return (int) n;
+}
+
+static const struct field *field_get(const struct field *f, size_t n, const char *key) {
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(f[i].key, key) == 0)
+                        return &f[i];
+        return NULL;
+}
+
+static uint64_t field_u64(const struct field *f, size_t n, const char *key) {
+        const struct field *x = field_get(f, n, key);
+        return x ? x->t : 0;
+}
+
+static void json_string(const char *s) {
+        putchar('"');
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
+                if (*p == '"' || *p == '\\')
+                        printf("\\%c", *p);
+                else if (*p == '\n')
+                        fputs("\\n", stdout);
+                else if (*p == '\t')
+                        fputs("\\t", stdout);
+                else if (*p < 0x20)
+                        printf("\\u%04x", *p);
+                else
+                        putchar(*p);
+        }
+        putchar('"');
+}
+
+static void json_fields(const struct field *f, size_t n) {
+        putchar('{');
+        for (size_t i = 0; i < n; i++) {
+                if (i > 0)
+                        putchar(',');
+                json_string(f[i].key);
+                putchar(':');
+                switch (f[i].type) {
+                case 's':
+                        json_string(f[i].s);
+                        break;
+                case 't':
+                        printf("%" PRIu64, f[i].t);
+                        break;
+                case 'b':
+                        fputs(f[i].t ? "true" : "false", stdout);
+                        break;
+                case 'd':
+                        printf("%.9g", f[i].d);
+                        break;
+                }
+        }
+        putchar('}');
+}
+
+/* Calls a method returning a{sv} (argument arg when not NULL) and reads it into f. Returns
+ * the count, or minus an exit code. */
+static int call_fields(sd_bus *bus, const char *member, const char *arg,
+                       sd_bus_message **reply, struct field *f) {
+        int r = call(bus, member, arg ? "s" : "", arg, reply);
+        if (r > 0)
+                return -r;
+        r = read_fields(*reply, f, MAX_FIELDS);
+        if (r < 0) {
+                fprintf(stderr, "Cannot parse the %s reply: %s\n", member, strerror(-r));
+                return -EXIT_DAEMON;
+        }
+        return r;
+}
+
+static void print_cgroup_line(const struct field *f, size_t n) {
+        char t[32], ca[32], cf[32];
+        const struct field *path = field_get(f, n, "Path"), *mode = field_get(f, n, "Mode"),
+                           *reason = field_get(f, n, "Reason");
+        bool est = field_get(f, n, "ColdAnonBytes");
+        printf("%-32s %-7s %-6s %7s %7s %s%s\n", path ? path->s : "?", mode ? mode->s : "?",
+               format_duration(t, sizeof t, field_u64(f, n, "ColdAgeUSec")),
+               est ? format_bytes(ca, sizeof ca, field_u64(f, n, "ColdAnonBytes")) : "-",
+               est ? format_bytes(cf, sizeof cf, field_u64(f, n, "ColdFileBytes")) : "-",
+               reason ? reason->s : "?", field_u64(f, n, "Paused") ? " (paused)" : "");
+}
+
+/* status and --json dump: the daemon's GetStatus, then GetCgroup for each listed cgroup. */
+static int cmd_status(sd_bus *bus, bool full_json) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *st = NULL, *list = NULL;
+        struct field f[MAX_FIELDS];
+        char a[32], b[32];
+        int n = call_fields(bus, "GetStatus", NULL, &st, f);
+        if (n < 0)
+                return -n;
+        int r = call(bus, "ListCgroups", "", NULL, &list);
+        if (r > 0)
+                return r;
+
+        if (arg_json) {
+                fputs("{\"daemon\":", stdout);
+                json_fields(f, n);
+                fputs(",\"cgroups\":[", stdout);
+        } else {
+                const struct field *v = field_get(f, n, "Version"), *s = field_get(f, n, "Status"),
+                                   *root = field_get(f, n, "CgroupRoot");
+                printf("mglrud %s: %s\n", v ? v->s : "?", s ? s->s : "?");
+                printf("  Cgroup root: %s\n", root ? root->s : "?");
+                printf("  Interval: %s (last cycle took %s)\n",
+                       format_duration(a, sizeof a, field_u64(f, n, "IntervalUSec")),
+                       format_duration(b, sizeof b, field_u64(f, n, "LastCycleUSec")));
+                printf("  Dry run: %s, paused: %s\n\n", field_u64(f, n, "DryRun") ? "yes" : "no",
+                       field_u64(f, n, "PausedAll") ? "yes (all)" : "no");
+                printf("%-32s %-7s %-6s %7s %7s %s\n", "CGROUP", "MODE", "T", "COLD-A",
+                       "COLD-F", "REASON");
+        }
+        if ((r = sd_bus_message_enter_container(list, 'a', "(stss)")) < 0)
+                goto fail;
+        for (bool first = true;; first = false) {
+                const char *path, *mode, *reason;
+                uint64_t id;
+                r = sd_bus_message_read(list, "(stss)", &path, &id, &mode, &reason);
+                if (r < 0)
+                        goto fail;
+                if (r == 0)
+                        break;
+                if (arg_json && !full_json) {
+                        printf("%s{\"Path\":", first ? "" : ",");
+                        json_string(path);
+                        printf(",\"Id\":%" PRIu64 ",\"Mode\":", id);
+                        json_string(mode);
+                        fputs(",\"Reason\":", stdout);
+                        json_string(reason);
+                        putchar('}');
+                        continue;
+                }
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *cr = NULL;
+                struct field g[MAX_FIELDS];
+                int k = call_fields(bus, "GetCgroup", path, &cr, g);
+                if (k < 0)
+                        return -k;
+                if (arg_json) {
+                        if (!first)
+                                putchar(',');
+                        json_fields(g, k);
+                } else
+                        print_cgroup_line(g, k);
+        }
+        if (arg_json)
+                puts("]}");
+        return 0;
+fail:
+        fprintf(stderr, "Cannot parse the ListCgroups reply: %s\n", strerror(-r));
+        return EXIT_DAEMON;
+}
+
+static int cmd_text(sd_bus *bus, const char *member) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *text;
+        int r = call(bus, member, "", NULL, &reply);
+        if (r > 0)
+                return r;
+        if (sd_bus_message_read(reply, "s", &text) < 0) {
+                fprintf(stderr, "Cannot parse the %s reply.\n", member);
+                return EXIT_DAEMON;
+        }
+        fputs(text, stdout);
+        return 0;
+}
+
+static int parse_argv(int argc, char **argv) {
+        enum { ARG_RUNTIME_DIR = 0x100, ARG_JSON, ARG_VERSION };
+        static const struct option options[] = {
+                { "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
+                { "json", no_argument, NULL, ARG_JSON },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                {}
+        };
+        int c;
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+                switch (c) {
+                case ARG_RUNTIME_DIR:
+                        arg_runtime_dir = optarg;
+                        break;
+                case ARG_JSON:
+                        arg_json = true;
+                        break;
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("mglructl %s\n", MGLRUD_VERSION);
+                        return 0;
+                default:
+                        return -EINVAL;
+                }
+        return 1;
+}
+
+int main(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r = parse_argv(argc, argv);
+        if (r <= 0)
+                return r < 0 ? EXIT_USAGE : 0;
+        if (optind >= argc) {
+                fprintf(stderr, "Missing command (see --help).\n");
+                return EXIT_USAGE;
+        }
+        const char *verb = argv[optind];
+        int nargs = argc - optind - 1;
+        bool changes = strcmp(verb, "pause") == 0 || strcmp(verb, "resume") == 0;
+        static const char *const verbs[] = { "status", "dump", "metrics", "reload", "pause",
+                                             "resume" };
+        bool known = false;
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                known = known || strcmp(verb, verbs[i]) == 0;
+        if (!known || nargs > (changes ? 1 : 0)) {
+                fprintf(stderr, known ? "Too many arguments for %s (see --help).\n"
+                                      : "Unknown command %s (see --help).\n", verb);
+                return EXIT_USAGE;
+        }
+        if (connect_daemon(&bus) < 0)
+                return EXIT_CONNECT;
+
+        if (strcmp(verb, "status") == 0)
+                return cmd_status(bus, false);
+        if (strcmp(verb, "dump") == 0)
+                return arg_json ? cmd_status(bus, true) : cmd_text(bus, "Dump");
+        if (strcmp(verb, "metrics") == 0)
+                return cmd_text(bus, "Metrics");
+        if (strcmp(verb, "reload") == 0)
+                return call(bus, "Reload", "", NULL, NULL);
+        return call(bus, strcmp(verb, "pause") == 0 ? "Pause" : "Resume", "s",
+                    nargs ? argv[optind + 1] : "", NULL);
+}
