@@ -21,6 +21,7 @@
 
 struct bus_server {
         struct manager *m;
+        bus_reload_t reload;
         sd_event *event;
         char *socket_path;
         int listen_fd;
@@ -160,7 +161,7 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         int r = check_root(msg, error);
         if (r < 0)
                 return r;
-        r = manager_reload(b->m);
+        r = b->reload(b->m);
         if (r < 0)
                 return sd_bus_error_set_errnof(error, r, "Reload failed: %m");
         return sd_bus_reply_method_return(msg, NULL);
@@ -305,12 +306,13 @@ static int connect_system_bus(struct bus_server *b) {
         return 0;
 }
 
-int bus_server_new(struct manager *m, sd_event *e, const char *runtime_dir,
+int bus_server_new(struct manager *m, sd_event *e, const char *runtime_dir, bus_reload_t reload,
                    struct bus_server **ret) {
         struct bus_server *b = calloc(1, sizeof *b);
         if (!b)
                 return -ENOMEM;
         b->m = m;
+        b->reload = reload;
         b->event = sd_event_ref(e);
         b->listen_fd = -1;
         int r = sd_id128_randomize(&b->id);

@@ -319,11 +319,18 @@ int control_cgroup_cycle(struct manager *m, struct cgroup *cg, uint64_t now_usec
                         policy_note_error(&s->policy, now_usec);
         }
         if (advise || (d.n_cmds == 0 && d.n_reclaims == 0)) {
-                if (advise || m->advice_out)
-                        print_advice(m, cg, &d);
+                /* In active mode a decision without writes is logged at debug (print_advice
+                 * picks the level), so --log-level=debug shows why nothing was reclaimed. */
+                print_advice(m, cg, &d);
                 s->prev = cur;
                 s->has_prev = true;
                 return 0;
+        }
+
+        if (!m->advice_out && log_get_max_level() >= LOG_DEBUG) {
+                char line[1024];
+                if (decision_format(&d, line, sizeof line) >= 0)
+                        log_debug("%s: decision: %s", cg->path, line);
         }
 
         uint64_t asked;

@@ -165,13 +165,18 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        struct manager *m = userdata;
+/* SIGHUP and the bus Reload(): the command line's --log-level wins over the config again. */
+static int reload(struct manager *m) {
         sd_notify(false, "RELOADING=1");
-        (void) manager_reload(m);
+        int r = manager_reload(m);
         if (arg_log_level >= 0)
                 log_set_max_level(arg_log_level);
         sd_notify(false, "READY=1");
+        return r;
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        (void) reload(userdata);
         return 0;
 }
 
@@ -198,7 +203,7 @@ static int run_loop(struct manager *m) {
                 log_error_errno(r, "Cannot watch signals: %m");
                 goto out;
         }
-        r = bus_server_new(m, e, arg_runtime_dir, &bus);
+        r = bus_server_new(m, e, arg_runtime_dir, reload, &bus);
         if (r < 0)
                 log_warning_errno(r, "Cannot serve %s/%s, mglructl will not reach us: %m",
                                   arg_runtime_dir, BUS_SOCKET_NAME);
