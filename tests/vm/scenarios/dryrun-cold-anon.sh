@@ -13,13 +13,16 @@ Interval=2s
 [/test.slice/cold]
 Mode=active
 MinColdAge=5s
-MaxColdAge=1min
+MaxColdAge=20s
 EOC
-# Let ageing have something to show.
+# The harness (not mglrud) ages the memcg twice, 12 s apart: the cold set, touched once at start,
+# stays in the older generations while the hot and warm sets move to the youngest. With
+# T = sqrt(5 s * 20 s) = 10 s the generations older than the second ageing are idle >= 12 s.
 ino=$(cg_inode "$CG")
 kwrite "$LRU_GEN" "+ $ino 0 $(lru_gen_max_seq "$ino") 1 1" >/dev/null
-sleep 3
+sleep 12
 kwrite "$LRU_GEN" "+ $ino 0 $(lru_gen_max_seq "$ino") 1 1" >/dev/null
+awk -v id="$ino" '$1 == "memcg" { p = ($2 == id) } p' "$LRU_GEN" > /tmp/lru_gen.cg
 
 steal0=$(cg_stat "$CG" pgsteal_proactive)
 cur0=$(cg_read "$CG" memory.current)
@@ -33,6 +36,8 @@ cur1=$(cg_read "$CG" memory.current)
 swap1=$(cg_read "$CG" memory.swap.current)
 lru1=$(lru_gen_seqs "$ino")
 result_file mglrud.out /tmp/mglrud.out
+result_file lru_gen.cg /tmp/lru_gen.cg
+log "lru_gen of the cgroup as mglrud read it:"; cat /tmp/lru_gen.cg
 result_file mglrud.err /tmp/mglrud.err
 result mglrud_rc "$rc"
 result advice "$(grep -F "/$CG" /tmp/mglrud.out | head -n 1)"
@@ -45,6 +50,11 @@ log "mglrud stderr:"; tail -n 20 /tmp/mglrud.err
 
 assert_eq "$rc" 0 "mglrud --once --dry-run exit code"
 grep -qF "/$CG" /tmp/mglrud.out || fail "no advice line for /$CG"
+# The 96 MiB cold set must be seen as cold anon (at least 64 MiB of it, in M units).
+cold_mib=$(sed -n 's|.*: cold anon \([0-9.]*\)M .*|\1|p' /tmp/mglrud.out | head -n 1)
+result cold_anon_mib "${cold_mib:-none}"
+assert_ge "${cold_mib%.*}" 64 "advice must see the cold anon set as cold"
+grep -qF "would evict" /tmp/mglrud.out || fail "advice does not say what it would evict"
 assert_eq "$steal1" "$steal0" "pgsteal_proactive must not move in dry-run"
 assert_eq "$swap1" "$swap0" "memory.swap.current must not move in dry-run"
 assert_eq "$lru1" "$lru0" "dry-run must not age or evict (lru_gen min/max seq)"
