@@ -52,6 +52,9 @@ static const char *format_policy_key(char *buf, size_t size, const struct policy
                 return format_bytes(buf, size, p->max_step_bytes);
         case POLICY_KEY_RECLAIM_RATIO:
                 return format_percent(buf, size, p->reclaim_ratio);
+        case POLICY_KEY_STREAM_PROTECTION:
+                snprintf(buf, size, "%s", stream_protection_to_string(p->stream_protection) ?: "?");
+                return buf;
         case _POLICY_KEY_MAX:
                 break;
         }

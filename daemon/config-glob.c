@@ -123,6 +123,9 @@ void policy_copy_key(struct policy *dst, const struct policy *src, enum policy_k
         case POLICY_KEY_RECLAIM_RATIO:
                 dst->reclaim_ratio = src->reclaim_ratio;
                 break;
+        case POLICY_KEY_STREAM_PROTECTION:
+                dst->stream_protection = src->stream_protection;
+                break;
         case _POLICY_KEY_MAX:
                 break;
         }

@@ -21,6 +21,7 @@ static const char *const policy_key_names[_POLICY_KEY_MAX] = {
         [POLICY_KEY_FLOOR] = "Floor",
         [POLICY_KEY_MAX_STEP] = "MaxStep",
         [POLICY_KEY_RECLAIM_RATIO] = "ReclaimRatio",
+        [POLICY_KEY_STREAM_PROTECTION] = "StreamProtection",
 };
 
 static const char *const daemon_key_names[_DAEMON_KEY_MAX] = {
@@ -57,6 +58,16 @@ const char *policy_mode_to_string(enum policy_mode m) {
         return m >= 0 && m < _POLICY_MODE_MAX ? policy_mode_names[m] : NULL;
 }
 
+static const char *const stream_protection_names[_STREAM_PROTECTION_MAX] = {
+        [STREAM_PROTECTION_YES] = "yes",
+        [STREAM_PROTECTION_NO] = "no",
+        [STREAM_PROTECTION_ADVISE] = "advise",
+};
+
+const char *stream_protection_to_string(enum stream_protection s) {
+        return s >= 0 && s < _STREAM_PROTECTION_MAX ? stream_protection_names[s] : NULL;
+}
+
 int policy_mode_from_string(const char *s) {
         for (int m = 0; m < _POLICY_MODE_MAX; m++)
                 if (strcmp(s, policy_mode_names[m]) == 0)
@@ -75,6 +86,7 @@ void policy_init_defaults(struct policy *ret) {
                 .floor_bytes = 0,
                 .max_step_bytes = UINT64_C(64) << 20,
                 .reclaim_ratio = 0.0005,
+                .stream_protection = STREAM_PROTECTION_YES,
         };
 }
 
@@ -319,6 +331,14 @@ int config_parse_policy_key(struct policy *p, enum policy_key k, const char *val
                         return fail(ret_reason,
                                     "must be at least 4K (use Mode= to stop reclaim)");
                 *(k == POLICY_KEY_FLOOR ? &p->floor_bytes : &p->max_step_bytes) = u;
+                break;
+        case POLICY_KEY_STREAM_PROTECTION:
+                if (strcmp(value, "advise") == 0)
+                        p->stream_protection = STREAM_PROTECTION_ADVISE;
+                else if ((r = parse_boolean(value)) < 0)
+                        return fail(ret_reason, "expected yes, no or advise");
+                else
+                        p->stream_protection = r ? STREAM_PROTECTION_YES : STREAM_PROTECTION_NO;
                 break;
         case _POLICY_KEY_MAX:
                 break;

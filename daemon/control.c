@@ -161,6 +161,18 @@ static void report_action(const struct cgroup *cg, const char *action, uint64_t 
                             error ? ": " : "", error ? strerror(abs(error)) : "");
 }
 
+/* Logs how long one kernel write blocked the loop: the bus, the watchdog and every other
+ * cgroup wait for it, so slow writes must be visible (MaxStep= bounds them). */
+static void note_write_time(const struct cgroup *cg, const char *what, uint64_t bytes,
+                            uint64_t t0, int r) {
+        uint64_t dt = now_monotonic_usec() - t0;
+        char b[32], t[32];
+        log_full_errno(dt >= 2 * USEC_PER_SEC ? LOG_NOTICE : LOG_DEBUG, 0,
+                       "%s: %s of %s took %s (%s)", cg->path, what,
+                       format_bytes(b, sizeof b, bytes), format_duration(t, sizeof t, dt),
+                       r < 0 ? strerror(-r) : "ok");
+}
+
 /* Executes the decision's writes. Returns the number of failed writes (vanished cgroups are
  * not failures), and sets *ret_asked to the bytes requested. */
 static unsigned execute(struct manager *m, struct cgroup *cg, const struct decision *d,
@@ -171,7 +183,10 @@ static unsigned execute(struct manager *m, struct cgroup *cg, const struct decis
 
         for (size_t i = 0; i < d->n_cmds; i++) {
                 const struct lrugen_cmd *c = &d->cmds[i];
+                uint64_t t0 = now_monotonic_usec();
                 int r = actuate_lrugen(m->lrugen_write_fd, c, m->dry_run);
+                note_write_time(cg, c->op == '+' ? "lru_gen age" : "lru_gen evict",
+                                c->op == '-' ? c->nr_pages * POLICY_PAGE_SIZE : 0, t0, r);
                 if (c->op == '-')
                         asked += c->nr_pages * POLICY_PAGE_SIZE;
                 if (r == -EEXIST && c->op == '+')
@@ -192,7 +207,9 @@ static unsigned execute(struct manager *m, struct cgroup *cg, const struct decis
                 }
         }
         for (size_t i = 0; i < d->n_reclaims; i++) {
+                uint64_t t0 = now_monotonic_usec();
                 int r = actuate_reclaim(cg->dirfd, &d->reclaims[i], m->dry_run);
+                note_write_time(cg, "memory.reclaim", d->reclaims[i].bytes, t0, r);
                 asked += d->reclaims[i].bytes;
                 if (r == -EAGAIN)
                         continue; /* the kernel reclaimed less than asked: measured below */
@@ -346,6 +363,17 @@ int control_cgroup_cycle(struct manager *m, struct cgroup *cg, uint64_t now_usec
          * agent's); anon/file deltas say which type they came from. */
         struct cgroup_reading after;
         uint64_t got_anon = 0, got_file = 0;
+        if (asked == 0 && failed == 0) {
+                /* Ageing only: nothing leaves memory, nothing to measure or to report above
+                 * debug (it happens about every T/2). */
+                log_debug("%s: aged %u lruvec%s (%s)", cg->path, d.n_age, d.n_age == 1 ? "" : "s",
+                          decision_reason_to_string(d.reason));
+                if (m->advice_out)
+                        print_advice(m, cg, &d);
+                s->prev = cur;
+                s->has_prev = true;
+                return 0;
+        }
         if (!cg->vanished && cgroup_read(cg, now_usec, &after) >= 0) {
                 uint64_t a0 = 0, a1 = 0, f0 = 0, f1 = 0;
                 memstat_get(&cur.stat, MEMSTAT_ANON, &a0);
@@ -355,7 +383,9 @@ int control_cgroup_cycle(struct manager *m, struct cgroup *cg, uint64_t now_usec
                 got_anon = a0 > a1 ? a0 - a1 : 0;
                 got_file = f0 > f1 ? f0 - f1 : 0;
                 uint64_t steal = memstat_delta(&cur.stat, &after.stat, MEMSTAT_PGSTEAL_PROACTIVE);
-                if (steal > 0 && steal * POLICY_PAGE_SIZE < got_anon + got_file) {
+                if (steal == 0) {
+                        got_anon = got_file = 0; /* the workload freed it, not us */
+                } else if (steal * POLICY_PAGE_SIZE < got_anon + got_file) {
                         /* The workload freed memory meanwhile: count only what was stolen. */
                         double k = (double) (steal * POLICY_PAGE_SIZE) / (double) (got_anon + got_file);
                         got_anon = (uint64_t) (got_anon * k);

@@ -15,6 +15,7 @@
 #include "mglrud/log.h"
 #include "mglrud/macro.h"
 #include "mglrud/parse-util.h"
+#include "mglrud/streams.h"
 
 /* Rescan the tree at least this often, even when nothing told us it changed. */
 #define RESCAN_INTERVAL_USEC (30 * USEC_PER_SEC)
@@ -58,6 +59,7 @@ void manager_done(struct manager *m) {
         while (m->n_cgroups > 0)
                 manager_drop_cgroup(m, m->n_cgroups - 1);
         free(m->cgroups);
+        streams_free(m->streams);
         close_fd(&m->lrugen_read_fd);
         close_fd(&m->lrugen_write_fd);
         close_fd(&m->host_psi_fd);
@@ -217,6 +219,25 @@ static int manager_open_host(struct manager *m) {
         return 0;
 }
 
+/* Loads the stream-protection BPF program once, if some section wants it. Without it the
+ * daemon works as before, and says why once. */
+static void manager_open_streams(struct manager *m) {
+        bool wanted = m->config.defaults.stream_protection != STREAM_PROTECTION_NO;
+        for (size_t i = 0; i < m->config.n_sections; i++)
+                wanted = wanted || m->config.sections[i].policy.stream_protection !=
+                                           STREAM_PROTECTION_NO;
+        if (!wanted || m->streams_tried)
+                return;
+        m->streams_tried = true;
+        int r = streams_open(m->proc_root, &m->streams);
+        if (r == -EOPNOTSUPP)
+                log_notice("Stream protection unavailable: built without BPF.");
+        else if (r < 0)
+                log_notice_errno(r, "Stream protection unavailable: cannot load the BPF program: %m");
+        else
+                log_info("Stream protection: tracking page-cache insertions with BPF.");
+}
+
 int manager_start(struct manager *m) {
         int r = config_load(m->config_file, m->dropin_dir, &m->config);
         if (r < 0)
@@ -236,6 +257,7 @@ int manager_start(struct manager *m) {
                  m->caps.lrugen_read ? (m->caps.lrugen_full ? "full" : "read") : "absent",
                  m->caps.lrugen_write ? "+write" : "", m->caps.has_swap ? "on" : "off",
                  ivl);
+        manager_open_streams(m);
         m->rescan_needed = true;
         return 0;
 }
@@ -253,6 +275,7 @@ int manager_reload(struct manager *m) {
         if (r < 0)
                 return r;
         manager_open_lrugen(m);
+        manager_open_streams(m);
         m->rescan_needed = true;
         log_info("Configuration reloaded.");
         return 0;
@@ -473,6 +496,9 @@ int manager_cycle(struct manager *m, uint64_t now_usec) {
                         m->rescan_needed = true;
                 }
         }
+        r = streams_cycle(m->streams, m);
+        if (r == -ENOMEM)
+                return r;
         m->cycles++;
         uint64_t end = now_monotonic_usec();
         m->last_cycle_usec = end > now_usec ? end - now_usec : 0;

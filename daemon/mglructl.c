@@ -17,27 +17,11 @@
 #include "mglrud/bus.h"
 #include "mglrud/macro.h"
 #include "mglrud/parse-util.h"
-
-enum {
-        EXIT_DAEMON = 1,
-        EXIT_USAGE = 2,
-        EXIT_CONNECT = 3,
-        EXIT_DENIED = 4,
-};
+#include "mglrud/top.h"
 
 static const char *arg_runtime_dir = MGLRUD_RUNTIME_DIR;
-static bool arg_json;
-
-/* One entry of an a{sv} reply (types s, t, b, d). */
-struct field {
-        const char *key;
-        char type;
-        const char *s;
-        uint64_t t;
-        double d;
-};
-
-#define MAX_FIELDS 64
+static bool arg_json, arg_once;
+static uint64_t arg_interval = USEC_PER_SEC;
 
 static void help(void) {
         printf("Usage: mglructl [OPTIONS] COMMAND\n\n"
@@ -48,10 +32,13 @@ static void help(void) {
                "  metrics          Prometheus text metrics\n"
                "  reload           reload the configuration (root)\n"
                "  pause [PATH]     stop acting on PATH, or on every cgroup (root)\n"
-               "  resume [PATH]    act again on PATH, or on every cgroup (root)\n\n"
+               "  resume [PATH]    act again on PATH, or on every cgroup (root)\n"
+               "  top              live view of the cgroups (keys c r p n sort, q quits)\n\n"
                "Options:\n"
                "     --runtime-dir=DIR  find the daemon's socket in DIR (default %s)\n"
                "     --json             JSON output for status and dump\n"
+               "     --interval=TIME    top: refresh every TIME (default 1s)\n"
+               "     --once             top: print one frame and exit\n"
                "  -h --help             this help\n"
                "     --version          print the version\n",
                MGLRUD_RUNTIME_DIR);
@@ -90,8 +77,8 @@ static int connect_daemon(sd_bus **ret) {
 }
 
 /* Calls a method; string arguments only (sig "" or "s"). Returns 0 or an exit code. */
-static int call(sd_bus *bus, const char *member, const char *sig, const char *arg,
-                sd_bus_message **ret_reply) {
+int call(sd_bus *bus, const char *member, const char *sig, const char *arg,
+         sd_bus_message **ret_reply) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int r = sd_bus_call_method(bus, NULL, BUS_OBJECT_PATH, BUS_INTERFACE, member, &error,
                                    ret_reply, sig, arg);
@@ -105,7 +92,7 @@ static int call(sd_bus *bus, const char *member, const char *sig, const char *ar
 
 /* Reads an a{sv} of s/t/b/d values into f (strings point into reply). Returns the count or
  * -errno. */
-static int read_fields(sd_bus_message *reply, struct field *f, size_t max) {
+int read_fields(sd_bus_message *reply, struct field *f, size_t max) {
         size_t n = 0;
         int r = sd_bus_message_enter_container(reply, 'a', "{sv}");
         if (r < 0)
@@ -150,14 +137,14 @@ static int read_fields(sd_bus_message *reply, struct field *f, size_t max) {
         return (int) n;
 }
 
-static const struct field *field_get(const struct field *f, size_t n, const char *key) {
+const struct field *field_get(const struct field *f, size_t n, const char *key) {
         for (size_t i = 0; i < n; i++)
                 if (strcmp(f[i].key, key) == 0)
                         return &f[i];
         return NULL;
 }
 
-static uint64_t field_u64(const struct field *f, size_t n, const char *key) {
+uint64_t field_u64(const struct field *f, size_t n, const char *key) {
         const struct field *x = field_get(f, n, key);
         return x ? x->t : 0;
 }
@@ -315,10 +302,12 @@ static int cmd_text(sd_bus *bus, const char *member) {
 }
 
 static int parse_argv(int argc, char **argv) {
-        enum { ARG_RUNTIME_DIR = 0x100, ARG_JSON, ARG_VERSION };
+        enum { ARG_RUNTIME_DIR = 0x100, ARG_JSON, ARG_VERSION, ARG_INTERVAL, ARG_ONCE };
         static const struct option options[] = {
                 { "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
                 { "json", no_argument, NULL, ARG_JSON },
+                { "interval", required_argument, NULL, ARG_INTERVAL },
+                { "once", no_argument, NULL, ARG_ONCE },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 {}
@@ -331,6 +320,17 @@ static int parse_argv(int argc, char **argv) {
                         break;
                 case ARG_JSON:
                         arg_json = true;
+                        break;
+                case ARG_INTERVAL:
+                        if (parse_duration(optarg, &arg_interval) < 0 ||
+                            arg_interval < USEC_PER_SEC / 10) {
+                                fprintf(stderr, "Invalid --interval=%s (at least 100ms).\n",
+                                        optarg);
+                                return -EINVAL;
+                        }
+                        break;
+                case ARG_ONCE:
+                        arg_once = true;
                         break;
                 case 'h':
                         help();
@@ -357,7 +357,7 @@ int main(int argc, char **argv) {
         int nargs = argc - optind - 1;
         bool changes = strcmp(verb, "pause") == 0 || strcmp(verb, "resume") == 0;
         static const char *const verbs[] = { "status", "dump", "metrics", "reload", "pause",
-                                             "resume" };
+                                             "resume", "top" };
         bool known = false;
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 known = known || strcmp(verb, verbs[i]) == 0;
@@ -373,6 +373,8 @@ int main(int argc, char **argv) {
                 return cmd_status(bus, false);
         if (strcmp(verb, "dump") == 0)
                 return arg_json ? cmd_status(bus, true) : cmd_text(bus, "Dump");
+        if (strcmp(verb, "top") == 0)
+                return top_run(bus, arg_interval, arg_once);
         if (strcmp(verb, "metrics") == 0)
                 return cmd_text(bus, "Metrics");
         if (strcmp(verb, "reload") == 0)

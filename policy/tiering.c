@@ -282,8 +282,11 @@ enum decision_reason tiering_plan(const struct policy *p, const struct kernel_ca
                         continue;
                 max_seq = v->gens[v->nr_gens - 1].seq;
 
+                bool backlog = false;
                 for (int type = 0; type < _LRUGEN_NR_TYPES; type++) {
                         uint64_t take = u64_min(plans[j].pages[type], left[type]);
+                        if (take > 0 && take < plans[j].pages[type])
+                                backlog = true;
                         struct lrugen_cmd c = {
                                 .op = '-',
                                 .memcg_id = v->memcg_id,
@@ -305,6 +308,15 @@ enum decision_reason tiering_plan(const struct policy *p, const struct kernel_ca
                 /* Age after evicting: ageing a lruvec with four generations merges the oldest
                  * into the next one, and the eviction seq above would then find nothing. */
                 if ((uint64_t) v->gens[v->nr_gens - 1].age_ms * 1000ULL < cadence)
+                        continue;
+                /* Nor while this cycle leaves part of a cold prefix for the next (budget or
+                 * MaxStep): with four generations the merge would move that backlog into a
+                 * younger generation, where it looks idle for less than T and stops being
+                 * evicted until ageing has made it old again (measured: a 240 MiB cold set
+                 * evicted 16 MiB per ageing interval). Eviction still protects pages accessed
+                 * meanwhile; the deferral ends once the youngest generation is 4 cadences old. */
+                if (backlog && v->nr_gens >= LRUGEN_MAX_NR_GENS &&
+                    (uint64_t) v->gens[v->nr_gens - 1].age_ms * 1000ULL < 4 * cadence)
                         continue;
                 slot = policy_lruvec_slot(s, v->memcg_id, v->node, cur->now_usec);
                 /* Don't repeat an ageing the kernel hasn't shown yet (our write failed with

@@ -44,6 +44,8 @@ struct cgroup {
         size_t n_covered;
         bool seen;                      /* mark for the rescan sweep */
         bool vanished;                  /* a read saw ENOENT/ENODEV: drop at next rescan */
+        uint64_t stream_files;          /* one-shot stream files dropped (or advised) */
+        uint64_t stream_dropped_bytes;  /* … bytes asked to drop (POSIX_FADV_DONTNEED ranges) */
         void *userdata;                 /* the daemon's per-cgroup controller state */
 };
 

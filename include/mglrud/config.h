@@ -23,6 +23,14 @@ enum policy_mode {
         _POLICY_MODE_MAX,
 };
 
+/* StreamProtection=: drop one-shot file streams behind the reader (needs BPF). */
+enum stream_protection {
+        STREAM_PROTECTION_YES,
+        STREAM_PROTECTION_NO,
+        STREAM_PROTECTION_ADVISE,   /* classify and report "would drop …", never drop */
+        _STREAM_PROTECTION_MAX,
+};
+
 #define SWAPPINESS_ANON_ONLY 201 /* "max" */
 #define SWAPPINESS_AUTO (-1)
 
@@ -36,6 +44,7 @@ struct policy {
         uint64_t floor_bytes;        /* Floor= never reclaim below this */
         uint64_t max_step_bytes;     /* MaxStep= at most this much per cycle */
         double reclaim_ratio;        /* ReclaimRatio= TMO step: share of memory.current per cycle */
+        enum stream_protection stream_protection; /* StreamProtection= yes, no or advise */
 };
 
 /* One bit per policy key, to know which keys a section set. */
@@ -49,6 +58,7 @@ enum policy_key {
         POLICY_KEY_FLOOR,
         POLICY_KEY_MAX_STEP,
         POLICY_KEY_RECLAIM_RATIO,
+        POLICY_KEY_STREAM_PROTECTION,
         _POLICY_KEY_MAX,
 };
 
@@ -162,6 +172,8 @@ const char *daemon_key_to_string(enum daemon_key k);
 const char *policy_mode_to_string(enum policy_mode m);
 /* Returns the enum, or -EINVAL. */
 int policy_mode_from_string(const char *s);
+/* Returns "yes", "no", "advise", or NULL for an unknown value. */
+const char *stream_protection_to_string(enum stream_protection s);
 
 /* Prints the effective daemon settings and every section's effective policy in config-file
  * syntax to f (mglrud --check-config). Each section shows [Defaults] with that section applied;

@@ -70,6 +70,8 @@ struct manager {
         uint64_t last_cycle_usec;   /* how long the last manager_cycle() took */
         bool paused_all;            /* Pause(""): sample every cgroup, act on none */
         FILE *advice_out;           /* where advice lines go in the foreground (stdout) */
+        struct streams *streams;    /* one-shot stream protection; NULL without BPF */
+        bool streams_tried;         /* streams_open() was attempted (and reported) */
 };
 
 /* Returns CLOCK_MONOTONIC in microseconds. */

@@ -34,6 +34,8 @@ file -L "$BUSYBOX" 2>/dev/null | grep -q "statically linked" || ldd "$BUSYBOX" 2
 	die "$BUSYBOX is not static: apt-get install busybox-static"
 
 STAGE="$(mktemp -d "${TMPDIR:-/tmp}/mglrud-initramfs.XXXXXX")"
+# mktemp makes it 0700: it becomes the guest's /, which unprivileged test callers must traverse.
+chmod 0755 "$STAGE"
 trap 'rm -rf "$STAGE"' EXIT
 mkdir -p "$STAGE"/{bin,sbin,usr/bin,usr/sbin,lib/modules,proc,sys,dev,tmp,run,data,root,etc,mglrud/scenarios}
 
@@ -116,6 +118,11 @@ fi
 if [ -d "$STAGE/lib/x86_64-linux-gnu" ] && [ ! -e "$STAGE/usr/lib/x86_64-linux-gnu" ]; then
 	mkdir -p "$STAGE/usr/lib"
 	ln -s /lib/x86_64-linux-gnu "$STAGE/usr/lib/x86_64-linux-gnu"
+fi
+# util-linux setpriv (busybox's cannot change uid): scenarios run unprivileged callers with it.
+if [ -x /usr/bin/setpriv ]; then
+	mkdir -p "$STAGE/usr/local/bin"
+	copy_with_libs /usr/bin/setpriv /usr/local/bin
 fi
 printf '%s\n' "${BINS[@]}" > "$STAGE/mglrud/binaries"
 

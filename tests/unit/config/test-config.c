@@ -86,6 +86,7 @@ static void assert_policy_equal(const struct policy *a, const struct policy *b) 
         assert_int_equal(a->floor_bytes, b->floor_bytes);
         assert_int_equal(a->max_step_bytes, b->max_step_bytes);
         assert_ratio_equal(a->reclaim_ratio, b->reclaim_ratio);
+        assert_int_equal(a->stream_protection, b->stream_protection);
 }
 
 static void assert_daemon_equal(const struct config *a, const struct config *b) {

@@ -35,13 +35,21 @@ sleep 5
 
 if command -v mglrud >/dev/null 2>&1; then
 	log "running mglrud (active, /mglrud/demo.conf) for ${SECS}s"
-	mglrud --cgroup-root /sys/fs/cgroup --config /mglrud/demo.conf > /tmp/mglrud.log 2>&1 &
+	mglrud --cgroup-root /sys/fs/cgroup --config /mglrud/demo.conf --metrics-file /tmp/mglrud.prom > /tmp/mglrud.log 2>&1 &
 	D_PID=$!
 	t=0
 	while [ $t -lt "$SECS" ] && kill -0 "$D_PID" 2>/dev/null; do
 		sleep 15; t=$((t + 15))
 		echo "MGLRUD-DEMO: t=${t}s batch $(mib "$(cg_read "$BATCH" memory.current)") MiB, web $(mib "$(cg_read "$WEB" memory.current)") MiB"
 	done
+	if kill -0 "$D_PID" 2>/dev/null && command -v mglructl >/dev/null 2>&1; then
+		# What the operator sees: the daemon's own view over its bus socket.
+		mglructl status > /tmp/mglructl-status.txt 2>&1
+		mglructl dump > /tmp/mglructl-dump.txt 2>&1
+		result_file mglructl-status.txt /tmp/mglructl-status.txt
+		result_file mglructl-dump.txt /tmp/mglructl-dump.txt
+		[ -e /tmp/mglrud.prom ] && result_file mglrud.prom /tmp/mglrud.prom
+	fi
 	if kill -0 "$D_PID" 2>/dev/null; then
 		kill "$D_PID"; wait "$D_PID"; drc=$?
 	else
@@ -57,6 +65,16 @@ else
 	DAEMON=missing
 fi
 { header; row after "$BATCH"; row after "$WEB"; } | tee /tmp/table-after
+if [ "$DAEMON" = ran ]; then
+	# What mglrud did, from its own journal-style lines (one per action, measured effect).
+	for cg in "$BATCH" "$WEB"; do
+		n=$(grep -c "^/$cg: evict asked\|^/$cg: reclaim asked" /tmp/mglrud.log)
+		echo "MGLRUD-DEMO: mglrud on /$cg: $n eviction writes; last: $(grep "^/$cg: \(evict\|reclaim\) asked" /tmp/mglrud.log | tail -n 1 | sed "s|^/$cg: ||")"
+		adv=$(grep "^/$cg: cold " /tmp/mglrud.log | tail -n 1 | sed "s|^/$cg: ||")
+		[ -n "$adv" ] && echo "MGLRUD-DEMO: mglrud advice for /$cg: $adv"
+	done
+	[ -s /tmp/mglructl-dump.txt ] && sed 's/^/MGLRUD-DEMO: | /' /tmp/mglructl-dump.txt | head -n 40
+fi
 echo "MGLRUD-DEMO: batch hot loop: $(event_get /tmp/batch.log report hot_touches_per_s) touches/s; web p99 read: $(event_get /tmp/web.log report p99_us) us"
 kill "$B_PID" "$W_PID" 2>/dev/null
 result daemon "$DAEMON"

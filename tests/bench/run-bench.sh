@@ -1,0 +1,105 @@
+#!/bin/bash
+# Benchmarks of mglrud on Debian's 7.3 kernel in QEMU (TCG). Not part of `meson test`.
+#
+#   tests/bench/run-bench.sh [--build-dir DIR] [--short] [--out DIR] [--runs N] [s1] [s4] [s3]
+#
+# s1: anon tiers with zram (cold 240 MiB, warm 64 MiB touched every 30 s, hot 32 MiB, 180 s;
+#     --short: 90 s, offload read at 60 s, warm refaults counted after 60 s) under three
+#     variants, one guest boot each, run sequentially (throughput is timing-sensitive):
+#     none (kernel alone), active (mglrud Mode=active, lru_gen), pressure (Mode=pressure, TMO).
+# s4: Mode=advise for a while, its "cold anon X" estimate, then SIGHUP to Mode=active and what
+#     active reclaims (pgsteal_proactive, swap) on the same workload.
+# s3: swappiness sweep (1, 100, 200) on the mixed workload: anon share of what mglrud
+#     (Mode=active, Swappiness=N) reclaimed vs one kernel memory.reclaim "64M swappiness=N".
+# Prints markdown tables; per-run results and logs are kept under --out (default
+# build/bench-<date>). --runs N repeats each s1 variant and prints medians. --report-only
+# prints the tables again from an existing --out directory without booting anything.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+BUILD="$ROOT/build" SHORT=0 OUT="" RUNS=1 WHAT="" REPORT_ONLY=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--build-dir) BUILD="$2"; shift 2 ;;
+	--short) SHORT=1; shift ;;
+	--out) OUT="$2"; shift 2 ;;
+	--runs) RUNS="$2"; shift 2 ;;
+	--report-only) REPORT_ONLY=1; shift ;;
+	s1|s4|s3) WHAT="$WHAT $1"; shift ;;
+	-h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+	*) echo "run-bench: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+[ -n "$WHAT" ] || WHAT="s1 s4"
+OUT="${OUT:-$BUILD/bench-$(date +%Y%m%d-%H%M%S)}"
+mkdir -p "$OUT"
+RS="$ROOT/tests/vm/run-scenario"
+if [ "$SHORT" = 1 ]; then S1ARGS=(--arg duration=90 --arg mid=60 --arg settle=60); TMO=400
+else S1ARGS=(--arg duration=180 --arg mid=90 --arg settle=120); TMO=600; fi
+
+get() { sed -n "s/^$2=//p" "$1" | tail -n 1; }
+median() { sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print ""; else if (NR % 2) print a[(NR + 1) / 2]; else printf "%.1f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+mib() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
+
+if [[ " $WHAT " == *" s1 "* ]]; then
+	for v in none active pressure; do
+		for r in $(seq 1 "$RUNS"); do
+			d="$OUT/s1-$v-$r"
+			echo "run-bench: s1 $v run $r" >&2
+			[ "$REPORT_ONLY" = 1 ] || "$RS" --build-dir "$BUILD" --timeout "$TMO" --mem 1G --zram 768M --files-dir "$d" \
+				--log "$d.log" "${S1ARGS[@]}" --arg variant="$v" bench-s1 > "$d.out" 2>&1 ||
+				echo "run-bench: s1 $v run $r failed (see $d.out)" >&2
+		done
+	done
+	med() { for r in $(seq 1 "$RUNS"); do get "$OUT/s1-$1-$r.out" "$2"; done | grep -v '^$' | median; }
+	# memory.current after = the next-to-last 5 s sample (the last may catch the exit).
+	memafter() { for r in $(seq 1 "$RUNS"); do [ -f "$OUT/s1-$1-$r/series" ] && tail -n 2 "$OUT/s1-$1-$r/series" | head -n 1 | cut -d' ' -f2; done | median; }
+	base=$(med none bench_hot_touches_total)
+	echo
+	echo "S1 anon tiers + zram ($([ "$SHORT" = 1 ] && echo "short: 90 s, mid 60 s, refaults after 60 s" || echo "180 s, mid 90 s, refaults after 120 s"); median of $RUNS)"
+	echo
+	echo "| variant | cold offloaded @mid | cold offloaded @end | warm refaults after settle (% of warm) | hot loop vs none | hot resident @end | memory.current before → after (MiB) | pgsteal_proactive (pages) | warm pass max (ms) |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	for v in none active pressure; do
+		ht=$(med "$v" bench_hot_touches_total)
+		rel=$(awk -v a="$ht" -v b="$base" 'BEGIN { if (b > 0 && a != "") printf "%.2f", a / b; else print "n/a" }')
+		printf '| %s | %s%% | %s%% | %s%% | %s | %s%% | %s → %s | %s | %s |\n' "$v" \
+			"$(med "$v" bench_cold_off_mid)" "$(med "$v" bench_cold_off_end)" \
+			"$(med "$v" bench_warm_refault_pct)" "$rel" "$(med "$v" bench_hot_present_pct)" \
+			"$(mib "$(med "$v" bench_mem_before)")" "$(mib "$(memafter "$v")")" \
+			"$(med "$v" bench_pgsteal_proactive)" "$(med "$v" bench_warm_pass_max_ms)"
+	done
+fi
+
+if [[ " $WHAT " == *" s4 "* ]]; then
+	d="$OUT/s4"
+	echo "run-bench: s4" >&2
+	if [ "$SHORT" = 1 ]; then S4ARGS=(--arg advise=45 --arg active=60); else S4ARGS=(--arg advise=60 --arg active=120); fi
+	[ "$REPORT_ONLY" = 1 ] || "$RS" --build-dir "$BUILD" --timeout 500 --mem 1G --zram 768M --files-dir "$d" --log "$d.log" \
+		"${S4ARGS[@]}" bench-s4 > "$d.out" 2>&1 || echo "run-bench: s4 failed (see $d.out)" >&2
+	echo
+	echo "S4 advise estimate vs active reclaim (same workload, one guest, SIGHUP advise → active)"
+	echo
+	echo "| advise cycles | advise cold anon estimate (last) | T at estimate | active run (s) | active reclaimed (pgsteal_proactive) | swap.current after | cold set swapped @end |"
+	echo "|---|---|---|---|---|---|---|"
+	printf '| %s | %s | %s | %s | %s MiB | %s MiB | %s%% |\n' "$(get "$d.out" s4_advise_lines)" \
+		"$(get "$d.out" s4_advise_cold_anon)" "$(get "$d.out" s4_advise_T)" "$(get "$d.out" s4_active_s)" \
+		"$(mib $(( $(get "$d.out" s4_steal_pages) * 4096 )))" "$(mib "$(get "$d.out" s4_swap_after)")" \
+		"$(get "$d.out" s4_cold_swapped_pct)"
+fi
+if [[ " $WHAT " == *" s3 "* ]]; then
+	d="$OUT/s3"
+	echo "run-bench: s3" >&2
+	[ "$REPORT_ONLY" = 1 ] || "$RS" --build-dir "$BUILD" --timeout 900 --mem 1G --zram 768M --files-dir "$d" --log "$d.log" \
+		bench-s3 > "$d.out" 2>&1 || echo "run-bench: s3 failed (see $d.out)" >&2
+	echo
+	echo "S3 swappiness sweep, mixed workload (anon 100 MiB + 128 MiB page cache, both touched once): anon share of what was reclaimed"
+	echo
+	echo "| swappiness | kernel memory.reclaim 64M swappiness=N | mglrud Mode=active Swappiness=N (until 64 MiB stolen or 90 s) |"
+	echo "|---|---|---|"
+	for n in 1 100 200; do
+		printf '| %s | %s | %s |\n' "$n" "$(get "$d.out" "s3_kernel_$n" | tr ',' ' ')" "$(get "$d.out" "s3_mglrud_$n" | tr ',' ' ')"
+	done
+fi
+echo
+echo "run-bench: results and logs in $OUT" >&2

@@ -1,0 +1,78 @@
+# bench-s1 (tests/bench/run-bench.sh, not a meson test): anon tiers with zram under one variant.
+# Args: variant=none|active|pressure, duration (s, default 180), mid (s, default 90),
+#       settle (s after which warm refaults count, default 120), cold/warm/hot (MiB,
+#       default 240/64/32), warmiv (s, default 30), interval (daemon, default 2s),
+#       mincold/maxcold (active, default 20s/2min), maxstep (default 16M).
+# Output: result keys bench_* (parsed by run-bench.sh) plus the workload log and a 5 s series.
+V="${MGLRUD_ARG_variant:-none}"
+DUR="${MGLRUD_ARG_duration:-180}"
+MID="${MGLRUD_ARG_mid:-90}"
+SETTLE="${MGLRUD_ARG_settle:-120}"
+COLD="${MGLRUD_ARG_cold:-240}" WARM="${MGLRUD_ARG_warm:-64}" HOT="${MGLRUD_ARG_hot:-32}"
+WARMIV="${MGLRUD_ARG_warmiv:-30}"
+IV="${MGLRUD_ARG_interval:-2s}"
+MINC="${MGLRUD_ARG_mincold:-20s}" MAXC="${MGLRUD_ARG_maxcold:-2min}"
+STEP="${MGLRUD_ARG_maxstep:-16M}"
+CG="bench.slice/s1"
+cg_create "$CG" 800M
+case "$V" in none|active|pressure) ;; *) fail "unknown variant $V" ;; esac
+[ "$V" = none ] || need_bin mglrud
+cat > /tmp/bench.conf <<EOC
+[Daemon]
+Interval=$IV
+
+[/bench.slice/s1]
+Mode=$V
+MinColdAge=$MINC
+MaxColdAge=$MAXC
+MaxStep=$STEP
+EOC
+cg_run "$CG" /tmp/wl.log anon-tiers --cold "$COLD" --warm "$WARM" --hot "$HOT" --warm-interval "$WARMIV" --duration "$DUR" --report 5
+WL=$WL_PID
+wait_event /tmp/wl.log ready 120 || fail "anon-tiers did not start"
+cur0=$(cg_read "$CG" memory.current)
+steal0=$(cg_stat "$CG" pgsteal_proactive)
+t0=$(date +%s)
+if [ "$V" != none ]; then
+	mglrud --cgroup-root /sys/fs/cgroup --config /tmp/bench.conf --log-level debug > /tmp/mglrud.log 2>&1 &
+	D_PID=$!
+fi
+# Series every 5 s: t memory.current swap.current workingset_refault_anon pgsteal_proactive
+: > /tmp/series
+refa_settle=""
+while kill -0 "$WL" 2>/dev/null; do
+	t=$(( $(date +%s) - t0 ))
+	ra=$(cg_stat "$CG" workingset_refault_anon)
+	echo "$t $(cg_read "$CG" memory.current) $(cg_read "$CG" memory.swap.current) $ra $(cg_stat "$CG" pgsteal_proactive)" >> /tmp/series
+	[ -z "$refa_settle" ] && [ "$t" -ge "$SETTLE" ] && refa_settle="$ra"
+	sleep 5
+done
+wait "$WL"
+refa_end=$(cg_stat "$CG" workingset_refault_anon)
+# memory.current at the last sample while the workload still ran (it is ~0 after its exit).
+cur1=$(tail -n 1 /tmp/series | cut -d" " -f2)
+steal1=$(cg_stat "$CG" pgsteal_proactive)
+drc=none
+if [ "$V" != none ]; then
+	kill -TERM "$D_PID"; wait "$D_PID"; drc=$?
+	result_file mglrud.log /tmp/mglrud.log
+fi
+result_file anon-tiers.log /tmp/wl.log
+result_file series /tmp/series
+# Cold offloaded (swapped out) at the report nearest MID and at the final report.
+cold_at() { awk -v m="$1" '$1 == "event=report" || $1 == "event=final" { split($2, a, "="); t = a[2]; for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	d = t - m; if (d < 0) d = -d; if (best == "" || d < best) { best = d; out = sprintf("%.1f", 100 * v["cold_swapped_kib"] / v["cold_kib"]) } } END { print out }' /tmp/wl.log; }
+result bench_variant "$V"
+result bench_duration "$DUR"
+result bench_cold_off_mid "$(cold_at "$MID")"
+result bench_cold_off_end "$(event_get /tmp/wl.log final cold_swapped_kib | awk -v k="$(event_get /tmp/wl.log final cold_kib)" '{ printf "%.1f", 100 * $1 / k }')"
+result bench_warm_refault_pct "$(awk -v a="${refa_settle:-$refa_end}" -v b="$refa_end" -v w="$WARM" 'BEGIN { printf "%.1f", 100 * (b - a) / (w * 256) }')"
+result bench_refault_anon_total "$refa_end"
+result bench_warm_pass_max_ms "$(event_get /tmp/wl.log final warm_pass_max_ms)"
+result bench_hot_touches_total "$(event_get /tmp/wl.log final hot_touches_total)"
+result bench_hot_present_pct "$(event_get /tmp/wl.log final hot_present_kib | awk -v k="$(event_get /tmp/wl.log final hot_kib)" '{ printf "%.1f", 100 * $1 / k }')"
+result bench_mem_before "$cur0"
+result bench_mem_after "$cur1"
+result bench_pgsteal_proactive "$((steal1 - steal0))"
+result bench_mglrud_rc "$drc"
+pass "variant $V done"

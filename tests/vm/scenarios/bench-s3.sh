@@ -1,0 +1,53 @@
+# bench-s3 (tests/bench/run-bench.sh, not a meson test): swappiness sweep on the mixed workload
+# (anon MGLRUD_ARG_anon MiB touched once + /data/medium.bin, 128 MiB of page cache read once).
+# For each N in MGLRUD_ARG_sweep (comma-separated, default 1,100,200), on a fresh cgroup each:
+#   kernel: one write "64M swappiness=N" to memory.reclaim;
+#   mglrud: Mode=active Swappiness=N (MinColdAge=5s MaxColdAge=10s MaxStep=16M) until it has
+#           stolen >= 64 MiB (pgsteal_proactive) or 90 s.
+# Reports the anon share of what went (Δanon / (Δanon + Δfile) from memory.stat).
+SWEEP="$(echo "${MGLRUD_ARG_sweep:-1,100,200}" | tr ',' ' ')"
+ANON="${MGLRUD_ARG_anon:-100}"
+have_d=1; command -v mglrud >/dev/null 2>&1 || have_d=0
+one() { # kind N
+	local kind="$1" n="$2" cg="bench.slice/s3-$1-$2" a0 f0 a1 f1 s0 s1 t
+	echo 3 > /proc/sys/vm/drop_caches
+	cg_create "$cg" 600M
+	cg_run "$cg" "/tmp/mixed-$kind-$n.log" mixed --anon "$ANON" --file /data/medium.bin --duration 0
+	local wl=$WL_PID
+	wait_event "/tmp/mixed-$kind-$n.log" ready 120 || fail "mixed did not start ($kind $n)"
+	sleep 2
+	a0=$(cg_stat "$cg" anon) f0=$(cg_stat "$cg" file) s0=$(cg_stat "$cg" pgsteal_proactive)
+	t=$(date +%s)
+	if [ "$kind" = kernel ]; then
+		kwrite "$CG_ROOT/$cg/memory.reclaim" "64M swappiness=$n" > /dev/null 2>&1
+	else
+		cat > /tmp/s3.conf <<EOC
+[Daemon]
+Interval=2s
+
+[/$cg]
+Mode=active
+Swappiness=$n
+MinColdAge=5s
+MaxColdAge=10s
+MaxStep=16M
+EOC
+		mglrud --cgroup-root /sys/fs/cgroup --config /tmp/s3.conf > "/tmp/mglrud-$n.log" 2>&1 &
+		local d=$!
+		while [ $(( $(date +%s) - t )) -lt 90 ] && [ $(( $(cg_stat "$cg" pgsteal_proactive) - s0 )) -lt 16384 ]; do sleep 1; done
+		kill -TERM "$d"; wait "$d"
+		result_file "mglrud-$n.log" "/tmp/mglrud-$n.log"
+	fi
+	a1=$(cg_stat "$cg" anon) f1=$(cg_stat "$cg" file) s1=$(cg_stat "$cg" pgsteal_proactive)
+	result "s3_${kind}_${n}" "$(awk -v a0="$a0" -v a1="$a1" -v f0="$f0" -v f1="$f1" -v s="$((s1 - s0))" -v t="$(( $(date +%s) - t ))" \
+		'BEGIN { da = a0 - a1; df = f0 - f1; if (da < 0) da = 0; if (df < 0) df = 0
+		printf "anon_share=%.1f%%,anon_mib=%.1f,file_mib=%.1f,steal_mib=%.1f,secs=%d", (da + df) ? 100 * da / (da + df) : 0, da / 1048576, df / 1048576, s / 256, t }')"
+	kill "$wl" 2>/dev/null; wait "$wl" 2>/dev/null
+	echo 3 > /proc/sys/vm/drop_caches
+	rmdir "$CG_ROOT/$cg" 2>/dev/null
+}
+for n in $SWEEP; do
+	one kernel "$n"
+	[ "$have_d" = 1 ] && one mglrud "$n"
+done
+pass "s3 done"

@@ -1,0 +1,54 @@
+# bench-s4 (tests/bench/run-bench.sh, not a meson test): Mode=advise estimates the cold anon of
+# an anon-tiers cgroup for MGLRUD_ARG_advise seconds, then the config is switched to Mode=active
+# (SIGHUP reload, same daemon, same state) for MGLRUD_ARG_active seconds; reports the last
+# advise estimate and what active reclaimed. Workload: cold 240, warm 64 every 30 s, hot 32 MiB.
+need_bin mglrud
+ADV="${MGLRUD_ARG_advise:-60}" ACT="${MGLRUD_ARG_active:-120}"
+COLD="${MGLRUD_ARG_cold:-240}" WARM="${MGLRUD_ARG_warm:-64}" HOT="${MGLRUD_ARG_hot:-32}"
+CG="bench.slice/s4"
+cg_create "$CG" 800M
+conf() {
+	cat > /tmp/s4.conf <<EOC
+[Daemon]
+Interval=2s
+
+[/bench.slice/s4]
+Mode=$1
+MinColdAge=${MGLRUD_ARG_mincold:-20s}
+MaxColdAge=${MGLRUD_ARG_maxcold:-2min}
+MaxStep=${MGLRUD_ARG_maxstep:-16M}
+EOC
+}
+cg_run "$CG" /tmp/wl.log anon-tiers --cold "$COLD" --warm "$WARM" --hot "$HOT" --warm-interval 30 --duration 0 --report 5
+WL=$WL_PID
+wait_event /tmp/wl.log ready 120 || fail "anon-tiers did not start"
+conf advise
+mglrud --cgroup-root /sys/fs/cgroup --config /tmp/s4.conf --log-level debug > /tmp/mglrud.log 2>&1 &
+D_PID=$!
+sleep "$ADV"
+adv_lines=$(grep -c 'cold anon' /tmp/mglrud.log)
+last=$(grep 'cold anon' /tmp/mglrud.log | tail -n 1)
+steal0=$(cg_stat "$CG" pgsteal_proactive)
+conf active
+kill -HUP "$D_PID"
+t0=$(date +%s)
+sleep "$ACT"
+kill -TERM "$D_PID"; wait "$D_PID"; drc=$?
+steal1=$(cg_stat "$CG" pgsteal_proactive)
+t1=$(date +%s)
+nrep=$(grep -c '^event=report ' /tmp/wl.log); i=0
+while [ "$(grep -c '^event=report ' /tmp/wl.log)" -le "$nrep" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+result_file mglrud.log /tmp/mglrud.log
+result_file anon-tiers.log /tmp/wl.log
+result s4_advise_lines "$adv_lines"
+result s4_advise_last "$(echo "$last" | tr ' ' '_')"
+result s4_advise_cold_anon "$(echo "$last" | sed -n 's/.*cold anon \([^ ]*\) .*/\1/p')"
+result s4_advise_T "$(echo "$last" | sed -n 's/.*T=\([^:;]*\).*/\1/p')"
+result s4_active_s "$((t1 - t0))"
+result s4_steal_pages "$((steal1 - steal0))"
+result s4_swap_after "$(cg_read "$CG" memory.swap.current)"
+result s4_cold_swapped_pct "$(event_get /tmp/wl.log report cold_swapped_kib | awk -v k="$(event_get /tmp/wl.log report cold_kib)" '{ printf "%.1f", 100 * $1 / k }')"
+result s4_hot_present_kib "$(event_get /tmp/wl.log report hot_present_kib)"
+result s4_mglrud_rc "$drc"
+kill "$WL" 2>/dev/null
+pass "s4 done"

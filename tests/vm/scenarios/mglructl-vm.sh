@@ -1,0 +1,69 @@
+# mglructl-vm: the bus API on the real kernel. mglrud runs active on a cgroup with cold anon
+# memory; mglructl status/dump/metrics answer while it works, pause stops its writes, resume
+# lets them go on, and an unprivileged caller cannot pause.
+need_bin mglrud
+need_bin mglructl
+CG="ctl.slice/job"
+cg_create "$CG" 400M
+cg_run "$CG" /tmp/wl.log anon-tiers --cold 96 --warm 8 --hot 8 --warm-interval 2 --duration 0 --report 5
+wait_event /tmp/wl.log ready 60 || fail "anon-tiers did not start"
+cat > /tmp/ctl.conf <<EOC
+[Daemon]
+Interval=2s
+
+[/ctl.slice/job]
+Mode=active
+MinColdAge=5s
+MaxColdAge=20s
+MaxStep=16M
+EOC
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+mglrud --cgroup-root /sys/fs/cgroup --config /tmp/ctl.conf --runtime-dir /run/mglrud --log-level debug \
+	--metrics-file /tmp/mglrud.prom > /tmp/mglrud.log 2>&1 &
+D_PID=$!
+for i in $(seq 1 50); do [ -S /run/mglrud/bus ] && break; sleep 0.2; done
+[ -S /run/mglrud/bus ] || fail "no bus socket"
+
+ctl() { timeout 30 mglructl --runtime-dir /run/mglrud "$@"; }
+ctl pause; rc_pause=$?
+ctl status > /tmp/status-paused.txt 2>&1; rc_status_paused=$?
+steal0=$(cg_stat "$CG" pgsteal_proactive)
+sleep 8
+steal1=$(cg_stat "$CG" pgsteal_proactive)
+ctl dump > /tmp/dump-paused.txt 2>&1
+ctl resume; rc_resume=$?
+for i in $(seq 1 30); do
+	sleep 2
+	[ "$(cg_stat "$CG" pgsteal_proactive)" -gt "$steal1" ] && break
+done
+steal2=$(cg_stat "$CG" pgsteal_proactive)
+ctl status > /tmp/status.txt 2>&1; rc_status=$?
+ctl dump > /tmp/dump.txt 2>&1; rc_dump=$?
+ctl metrics > /tmp/metrics.txt 2>&1; rc_metrics=$?
+ctl --json dump > /tmp/dump.json 2>&1; rc_json=$?
+# An unprivileged caller may read but not steer.
+timeout 30 /usr/local/bin/setpriv --reuid=65534 --regid=65534 --clear-groups mglructl --runtime-dir /run/mglrud pause > /tmp/nobody.txt 2>&1
+rc_nobody=$?
+kill "$D_PID"; wait "$D_PID"; rc_daemon=$?
+for f in status-paused.txt status.txt dump.txt dump-paused.txt metrics.txt mglrud.log nobody.txt; do result_file "$f" "/tmp/$f"; done
+result pgsteal_paused "$steal0 -> $steal1"
+result pgsteal_resumed "$steal1 -> $steal2"
+result rcs "status_paused=$rc_status_paused pause=$rc_pause resume=$rc_resume status=$rc_status dump=$rc_dump metrics=$rc_metrics json=$rc_json nobody=$rc_nobody daemon=$rc_daemon"
+log "status:"; cat /tmp/status.txt
+log "dump:"; cat /tmp/dump.txt
+assert_eq "$rc_pause" 0 "mglructl pause"
+assert_eq "$steal1" "$steal0" "no proactive reclaim while paused"
+grep -q "Paused: yes" /tmp/dump-paused.txt || fail "dump does not show the pause"
+assert_eq "$rc_resume" 0 "mglructl resume"
+assert_gt "$steal2" "$steal1" "reclaim resumes after resume"
+assert_eq "$rc_status" 0 "mglructl status"
+assert_eq "$rc_dump" 0 "mglructl dump"
+grep -qF "/$CG" /tmp/dump.txt || fail "dump does not list /$CG"
+assert_eq "$rc_metrics" 0 "mglructl metrics"
+grep -q "^mglrud_reclaimed_bytes_total{cgroup=\"/$CG\",type=\"anon\"} [1-9]" /tmp/metrics.txt || fail "metrics do not show anon reclaimed"
+assert_eq "$rc_json" 0 "mglructl --json dump"
+if [ -x /usr/local/bin/setpriv ]; then
+	assert_eq "$rc_nobody" 4 "unprivileged pause must be refused (exit 4)"
+fi
+assert_eq "$rc_daemon" 0 "mglrud exit status on SIGTERM"
+pass "bus API works on the real kernel; pause stops reclaim"
