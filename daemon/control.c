@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mglrud/actuate.h"
+#include "mglrud/actuator.h"
 #include "mglrud/log.h"
 #include "mglrud/macro.h"
 #include "mglrud/manager.h"
@@ -25,6 +25,8 @@ struct control_state {
         bool has_last;                 /* last holds a decision */
         bool paused;                   /* Pause(): sample, but do not decide or act */
         bool skipped;                  /* the last cycle was skipped because of a pause */
+        bool in_flight;                /* a job with this cgroup's writes is queued or running */
+        struct cgroup_reading before;  /* the reading the in-flight decision was made on */
 };
 
 void control_cgroup_free(struct cgroup *cg) {
@@ -161,73 +163,6 @@ static void report_action(const struct cgroup *cg, const char *action, uint64_t 
                             error ? ": " : "", error ? strerror(abs(error)) : "");
 }
 
-/* Logs how long one kernel write blocked the loop: the bus, the watchdog and every other
- * cgroup wait for it, so slow writes must be visible (MaxStep= bounds them). */
-static void note_write_time(const struct cgroup *cg, const char *what, uint64_t bytes,
-                            uint64_t t0, int r) {
-        uint64_t dt = now_monotonic_usec() - t0;
-        char b[32], t[32];
-        log_full_errno(dt >= 2 * USEC_PER_SEC ? LOG_NOTICE : LOG_DEBUG, 0,
-                       "%s: %s of %s took %s (%s)", cg->path, what,
-                       format_bytes(b, sizeof b, bytes), format_duration(t, sizeof t, dt),
-                       r < 0 ? strerror(-r) : "ok");
-}
-
-/* Executes the decision's writes. Returns the number of failed writes (vanished cgroups are
- * not failures), and sets *ret_asked to the bytes requested. */
-static unsigned execute(struct manager *m, struct cgroup *cg, const struct decision *d,
-                        uint64_t *ret_asked, int *ret_last_error) {
-        unsigned failed = 0;
-        uint64_t asked = 0;
-        int last_error = 0;
-
-        for (size_t i = 0; i < d->n_cmds; i++) {
-                const struct lrugen_cmd *c = &d->cmds[i];
-                uint64_t t0 = now_monotonic_usec();
-                int r = actuate_lrugen(m->lrugen_write_fd, c, m->dry_run);
-                note_write_time(cg, c->op == '+' ? "lru_gen age" : "lru_gen evict",
-                                c->op == '-' ? c->nr_pages * POLICY_PAGE_SIZE : 0, t0, r);
-                if (c->op == '-')
-                        asked += c->nr_pages * POLICY_PAGE_SIZE;
-                if (r == -EEXIST && c->op == '+')
-                        continue; /* someone else (kswapd, reclaim) aged it just now */
-                if (r == -EINVAL) {
-                        /* The memcg went away between our read and the write, or its max_seq
-                         * moved (a child's removal ages the parent on 7.2+). Re-read next cycle. */
-                        log_debug("%s: lru_gen command %c for memcg %llu node %d seq %llu "
-                                  "refused (EINVAL): stale, will re-read.", cg->path, c->op,
-                                  (unsigned long long) c->memcg_id, c->node,
-                                  (unsigned long long) c->seq);
-                        continue;
-                }
-                if (r < 0) {
-                        failed++;
-                        last_error = r;
-                        log_warning_errno(r, "%s: lru_gen write failed: %m", cg->path);
-                }
-        }
-        for (size_t i = 0; i < d->n_reclaims; i++) {
-                uint64_t t0 = now_monotonic_usec();
-                int r = actuate_reclaim(cg->dirfd, &d->reclaims[i], m->dry_run);
-                note_write_time(cg, "memory.reclaim", d->reclaims[i].bytes, t0, r);
-                asked += d->reclaims[i].bytes;
-                if (r == -EAGAIN)
-                        continue; /* the kernel reclaimed less than asked: measured below */
-                if (r == -ENOENT) {
-                        cg->vanished = true;
-                        break;
-                }
-                if (r < 0) {
-                        failed++;
-                        last_error = r;
-                        log_warning_errno(r, "%s: memory.reclaim failed: %m", cg->path);
-                }
-        }
-        *ret_asked = asked;
-        *ret_last_error = last_error;
-        return failed;
-}
-
 static void print_advice(struct manager *m, const struct cgroup *cg, const struct decision *d) {
         char line[1024];
         if (decision_format(d, line, sizeof line) < 0)
@@ -247,6 +182,98 @@ static void print_advice(struct manager *m, const struct cgroup *cg, const struc
                 log_struct_internal(would_act ? LOG_INFO : LOG_DEBUG, fields, "%s: %s", cg->path,
                                     line);
         }
+}
+
+/* Measures and reports what a finished job achieved, on the event loop's thread: proactive
+ * steals are ours (or another proactive agent's); anon/file deltas say which type they came
+ * from. */
+void control_job_done(struct actuator_job *j, void *userdata) {
+        struct manager *m = userdata;
+        struct cgroup *cg = manager_find(m, j->cgroup_id);
+        struct control_state *s = cg ? cg->userdata : NULL;
+        uint64_t got_anon = 0, got_file = 0;
+
+        if (!s) {
+                actuator_job_free(j); /* the cgroup went away meanwhile */
+                return;
+        }
+        s->in_flight = false;
+        if (j->vanished)
+                cg->vanished = true;
+        if (j->failed > 0) {
+                s->errors += j->failed;
+                policy_note_error(&s->policy, j->finished_usec);
+        }
+        if (j->advise_ageing || (j->asked_bytes == 0 && j->failed == 0)) {
+                /* Ageing only: nothing leaves memory, nothing to measure or to report above
+                 * debug (it happens about every T/2). */
+                log_debug("%s: aged %u lruvec%s (%s)", cg->path, j->decision.n_age,
+                          j->decision.n_age == 1 ? "" : "s",
+                          decision_reason_to_string(j->decision.reason));
+                if (m->advice_out && !j->advise_ageing)
+                        print_advice(m, cg, &j->decision);
+                actuator_job_free(j);
+                return;
+        }
+        s->actions++;
+
+        struct cgroup_reading after;
+        if (!cg->vanished && cgroup_read(cg, j->finished_usec, &after) >= 0) {
+                const struct memstat *b = &s->before.stat, *a = &after.stat;
+                uint64_t a0 = 0, a1 = 0, f0 = 0, f1 = 0;
+                memstat_get(b, MEMSTAT_ANON, &a0);
+                memstat_get(a, MEMSTAT_ANON, &a1);
+                memstat_get(b, MEMSTAT_FILE, &f0);
+                memstat_get(a, MEMSTAT_FILE, &f1);
+                got_anon = a0 > a1 ? a0 - a1 : 0;
+                got_file = f0 > f1 ? f0 - f1 : 0;
+                uint64_t steal = memstat_delta(b, a, MEMSTAT_PGSTEAL_PROACTIVE);
+                if (steal == 0) {
+                        got_anon = got_file = 0; /* the workload freed it, not us */
+                } else if (steal * POLICY_PAGE_SIZE < got_anon + got_file) {
+                        /* The workload freed memory meanwhile: count only what was stolen. */
+                        double k = (double) (steal * POLICY_PAGE_SIZE) /
+                                   (double) (got_anon + got_file);
+                        got_anon = (uint64_t) (got_anon * k);
+                        got_file = (uint64_t) (got_file * k);
+                }
+                s->reclaimed_bytes[LRUGEN_ANON] += got_anon;
+                s->reclaimed_bytes[LRUGEN_FILE] += got_file;
+        }
+        const struct decision *d = &j->decision;
+        report_action(cg, d->n_reclaims > 0 ? "reclaim" : "evict", j->asked_bytes, got_anon,
+                      got_file, decision_reason_to_string(d->reason), j->last_error);
+        if (m->advice_out)
+                print_advice(m, cg, d);
+        actuator_job_free(j);
+}
+
+/* Hands the decision's writes to the actuator thread, or runs them here when there is none
+ * (--once). Returns 0 or -ENOMEM. */
+static int submit(struct manager *m, struct cgroup *cg, struct control_state *s,
+                  const struct cgroup_reading *cur, const struct decision *d, bool advise_ageing) {
+        if (!m->dry_run && !advise_ageing && log_get_max_level() >= LOG_DEBUG) {
+                char line[1024];
+                if (decision_format(d, line, sizeof line) >= 0)
+                        log_debug("%s: decision: %s", cg->path, line);
+        }
+        struct actuator_job *j = actuator_job_new(cg->id, cg->path, cg->dirfd, m->lrugen_write_fd,
+                                                  m->dry_run, d);
+        if (!j)
+                return -ENOMEM;
+        j->advise_ageing = advise_ageing;
+        j->submitted_usec = cur->now_usec;
+        s->before = *cur;
+        s->in_flight = true;
+        if (!advise_ageing) {
+                s->prev = *cur;
+                s->has_prev = true;
+        }
+        if (m->actuator && actuator_submit(m->actuator, j) >= 0)
+                return 0;
+        actuator_run_job(j, NULL);
+        control_job_done(j, m);
+        return 0;
 }
 
 int control_cgroup_cycle(struct manager *m, struct cgroup *cg, uint64_t now_usec) {
@@ -274,6 +301,13 @@ int control_cgroup_cycle(struct manager *m, struct cgroup *cg, uint64_t now_usec
                 /* Keep sampling, so rates are right again the cycle after Resume(). */
                 s->prev = cur;
                 s->has_prev = true;
+                return 0;
+        }
+        if (s->in_flight) {
+                /* The previous decision's writes are still running (the kernel can take
+                 * seconds per eviction): decide again once their effect can be measured. The
+                 * previous sample stays, so the next rates cover the whole interval. */
+                log_debug("%s: previous writes still running, skipping this cycle.", cg->path);
                 return 0;
         }
         r = collect_lruvecs(m, cg, s);
@@ -324,16 +358,9 @@ int control_cgroup_cycle(struct manager *m, struct cgroup *cg, uint64_t now_usec
                 /* Mode=advise still ages: ageing moves no page out of memory, and without it
                  * the generations say nothing about idle time, so the advice would be blind.
                  * Only --dry-run/DryRun= promise that nothing at all is written. */
-                struct decision ageing = d;
-                ageing.n_cmds = 0;
-                ageing.n_reclaims = 0;
-                for (size_t i = 0; i < d.n_cmds; i++)
-                        if (d.cmds[i].op == '+')
-                                ageing.cmds[ageing.n_cmds++] = d.cmds[i];
-                uint64_t unused;
-                int last_error;
-                if (execute(m, cg, &ageing, &unused, &last_error) > 0)
-                        policy_note_error(&s->policy, now_usec);
+                r = submit(m, cg, s, &cur, &d, true);
+                if (r < 0)
+                        return r;
         }
         if (advise || (d.n_cmds == 0 && d.n_reclaims == 0)) {
                 /* In active mode a decision without writes is logged at debug (print_advice
@@ -350,55 +377,9 @@ int control_cgroup_cycle(struct manager *m, struct cgroup *cg, uint64_t now_usec
                         log_debug("%s: decision: %s", cg->path, line);
         }
 
-        uint64_t asked;
-        int last_error;
-        unsigned failed = execute(m, cg, &d, &asked, &last_error);
-        if (failed > 0) {
-                s->errors += failed;
-                policy_note_error(&s->policy, now_usec);
-        }
-        s->actions++;
-
-        /* Measure what the writes achieved: proactive steals are ours (or another proactive
-         * agent's); anon/file deltas say which type they came from. */
-        struct cgroup_reading after;
-        uint64_t got_anon = 0, got_file = 0;
-        if (asked == 0 && failed == 0) {
-                /* Ageing only: nothing leaves memory, nothing to measure or to report above
-                 * debug (it happens about every T/2). */
-                log_debug("%s: aged %u lruvec%s (%s)", cg->path, d.n_age, d.n_age == 1 ? "" : "s",
-                          decision_reason_to_string(d.reason));
-                if (m->advice_out)
-                        print_advice(m, cg, &d);
-                s->prev = cur;
-                s->has_prev = true;
-                return 0;
-        }
-        if (!cg->vanished && cgroup_read(cg, now_usec, &after) >= 0) {
-                uint64_t a0 = 0, a1 = 0, f0 = 0, f1 = 0;
-                memstat_get(&cur.stat, MEMSTAT_ANON, &a0);
-                memstat_get(&after.stat, MEMSTAT_ANON, &a1);
-                memstat_get(&cur.stat, MEMSTAT_FILE, &f0);
-                memstat_get(&after.stat, MEMSTAT_FILE, &f1);
-                got_anon = a0 > a1 ? a0 - a1 : 0;
-                got_file = f0 > f1 ? f0 - f1 : 0;
-                uint64_t steal = memstat_delta(&cur.stat, &after.stat, MEMSTAT_PGSTEAL_PROACTIVE);
-                if (steal == 0) {
-                        got_anon = got_file = 0; /* the workload freed it, not us */
-                } else if (steal * POLICY_PAGE_SIZE < got_anon + got_file) {
-                        /* The workload freed memory meanwhile: count only what was stolen. */
-                        double k = (double) (steal * POLICY_PAGE_SIZE) / (double) (got_anon + got_file);
-                        got_anon = (uint64_t) (got_anon * k);
-                        got_file = (uint64_t) (got_file * k);
-                }
-                s->reclaimed_bytes[LRUGEN_ANON] += got_anon;
-                s->reclaimed_bytes[LRUGEN_FILE] += got_file;
-        }
-        report_action(cg, d.n_reclaims > 0 ? "reclaim" : (d.reason == DECISION_AGE ? "age" : "evict"),
-                      asked, got_anon, got_file, decision_reason_to_string(d.reason), last_error);
-        if (m->advice_out)
-                print_advice(m, cg, &d);
-
+        r = submit(m, cg, s, &cur, &d, false);
+        if (r < 0)
+                return r;
         s->prev = cur;
         s->has_prev = true;
         return 0;

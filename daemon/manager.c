@@ -56,6 +56,9 @@ static void manager_drop_cgroup(struct manager *m, size_t i) {
 }
 
 void manager_done(struct manager *m) {
+        /* First stop the writer: its completions refer to cgroups by id. */
+        actuator_free(m->actuator);
+        m->actuator = NULL;
         while (m->n_cgroups > 0)
                 manager_drop_cgroup(m, m->n_cgroups - 1);
         free(m->cgroups);
@@ -325,7 +328,7 @@ static bool path_is_below(const char *path, const char *ancestor) {
         return strncmp(path, ancestor, l) == 0 && path[l] == '/';
 }
 
-static struct cgroup *manager_find(struct manager *m, uint64_t id) {
+struct cgroup *manager_find(const struct manager *m, uint64_t id) {
         for (size_t i = 0; i < m->n_cgroups; i++)
                 if (m->cgroups[i]->id == id)
                         return m->cgroups[i];

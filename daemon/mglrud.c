@@ -15,6 +15,7 @@
 #include "mglrud/bus.h"
 #include "mglrud/config.h"
 #include "mglrud/log.h"
+#include "mglrud/control.h"
 #include "mglrud/manager.h"
 #include "mglrud/metrics.h"
 #include "mglrud/parse-util.h"
@@ -203,6 +204,13 @@ static int run_loop(struct manager *m) {
                 log_error_errno(r, "Cannot watch signals: %m");
                 goto out;
         }
+        /* Signals are blocked above, so the writer thread inherits the mask and never takes
+         * them from the event loop. */
+        r = actuator_new(e, control_job_done, m, &m->actuator);
+        if (r < 0) {
+                log_error_errno(r, "Cannot start the writer thread: %m");
+                goto out;
+        }
         r = bus_server_new(m, e, arg_runtime_dir, reload, &bus);
         if (r < 0)
                 log_warning_errno(r, "Cannot serve %s/%s, mglructl will not reach us: %m",
@@ -226,6 +234,8 @@ static int run_loop(struct manager *m) {
         sd_notify(false, "STOPPING=1");
         log_info("Exiting.");
 out:
+        actuator_free(m->actuator); /* waits for the chunk being written, drops the queue */
+        m->actuator = NULL;
         bus_server_free(bus);
         sd_event_source_unref(timer);
         sd_event_unref(e);

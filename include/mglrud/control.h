@@ -47,5 +47,10 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
  * -ENOMEM. */
 int control_cgroup_set_paused(struct cgroup *cg, bool paused);
 
+struct actuator_job;
+/* Measures and reports a finished actuator job on the event loop's thread (the actuator's
+ * completion callback; userdata is the manager). Takes ownership of the job. */
+void control_job_done(struct actuator_job *j, void *userdata);
+
 /* Frees the controller state attached to cg->userdata. */
 void control_cgroup_free(struct cgroup *cg);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "mglrud/actuator.h"
 #include "mglrud/cgroup.h"
 #include "mglrud/config.h"
 #include "mglrud/fileio.h"
@@ -66,6 +67,7 @@ struct manager {
         bool has_host_prev;
 
         struct manager_caps caps;
+        struct actuator *actuator;  /* writes off the event loop; NULL: run them inline (--once) */
         uint64_t cycles;
         uint64_t last_cycle_usec;   /* how long the last manager_cycle() took */
         bool paused_all;            /* Pause(""): sample every cgroup, act on none */
@@ -94,6 +96,8 @@ int manager_cycle(struct manager *m, uint64_t now_usec);
 
 /* Returns the managed cgroup with this path, or NULL. */
 struct cgroup *manager_find_path(const struct manager *m, const char *path);
+/* Returns the managed cgroup with this cgroup id, or NULL. */
+struct cgroup *manager_find(const struct manager *m, uint64_t id);
 
 /* Releases everything. */
 void manager_done(struct manager *m);

@@ -18,7 +18,7 @@ MaxColdAge=20s
 MaxStep=16M
 EOC
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
-mglrud --cgroup-root /sys/fs/cgroup --config /tmp/ctl.conf --runtime-dir /run/mglrud --log-level debug \
+mglrud --cgroup-root /sys/fs/cgroup --config /tmp/ctl.conf --runtime-dir /run/mglrud \
 	--metrics-file /tmp/mglrud.prom > /tmp/mglrud.log 2>&1 &
 D_PID=$!
 for i in $(seq 1 50); do [ -S /run/mglrud/bus ] && break; sleep 0.2; done
@@ -37,6 +37,12 @@ for i in $(seq 1 30); do
 	[ "$(cg_stat "$CG" pgsteal_proactive)" -gt "$steal1" ] && break
 done
 steal2=$(cg_stat "$CG" pgsteal_proactive)
+# The daemon answers while its writer thread evicts (a 16 MiB eviction takes 10-30 s under
+# TCG): the reclaimed bytes appear once the first eviction finished and was measured.
+for i in $(seq 1 45); do
+	ctl metrics 2>/dev/null | grep -q "^mglrud_reclaimed_bytes_total{cgroup=\"/$CG\",type=\"anon\"} [1-9]" && break
+	sleep 2
+done
 ctl status > /tmp/status.txt 2>&1; rc_status=$?
 ctl dump > /tmp/dump.txt 2>&1; rc_dump=$?
 ctl metrics > /tmp/metrics.txt 2>&1; rc_metrics=$?
