@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${MGLRUD_BUILD_DIR:-$here/build}
 packages=(meson ninja-build gcc pkg-config libsystemd-dev libcgroup-dev libinih-dev libcmocka-dev
           systemd qemu-system-x86 qemu-utils busybox-static e2fsprogs xz-utils cpio kmod
-          valgrind tmux strace groff-base util-linux)
+          valgrind tmux strace groff-base util-linux clang bpftool libbpf-dev)
 
 die() { echo "bootstrap: $*" >&2; exit 1; }
 
@@ -30,8 +30,17 @@ install_packages() {
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# linux-bpf-dev's vmlinux.h (unpacked next to the VM kernel, nothing installed) lets meson build
+# the BPF stream protection (-Dbpf=auto finds it there). Without root or network the daemon is
+# built without BPF and says so at runtime.
+fetch_bpf_headers() {
+        "$here/tests/vm/fetch-kernel.sh" --with-bpf >/dev/null ||
+                echo "bootstrap: linux-bpf-dev unavailable: building without BPF stream protection" >&2
+}
+
 build_tree() {
         if [ ! -f "$build/build.ninja" ]; then
+                fetch_bpf_headers
                 meson setup "$build" "$here" -Db_sanitize=address,undefined >/dev/null
         fi
         ninja -C "$build" >/dev/null || ninja -C "$build"

@@ -46,6 +46,10 @@ int dump_format(FILE *f, const struct daemon_stats *d, const struct control_snap
                 put_pair(f, "Reclaimed", s->reclaimed_bytes);
                 fprintf(f, "        Actions: %llu\n", (unsigned long long) s->actions);
                 fprintf(f, "        Errors: %llu\n", (unsigned long long) s->errors);
+                if (s->stream_files > 0)
+                        fprintf(f, "        Streams dropped: %llu files, %s\n",
+                                (unsigned long long) s->stream_files,
+                                format_bytes(b, sizeof b, s->stream_dropped_bytes));
         }
         return ferror(f) ? -EIO : 0;
 }

@@ -94,6 +94,18 @@ int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_s
                 put_series(f, "mglrud_errors_total", snaps[i].path, NULL);
                 fprintf(f, "%llu\n", (unsigned long long) snaps[i].errors);
         }
+        put_header(f, "mglrud_stream_files_total", "counter",
+                   "One-shot stream files whose pages mglrud dropped (or would drop).");
+        for (size_t i = 0; i < n; i++) {
+                put_series(f, "mglrud_stream_files_total", snaps[i].path, NULL);
+                fprintf(f, "%llu\n", (unsigned long long) snaps[i].stream_files);
+        }
+        put_header(f, "mglrud_stream_dropped_bytes_total", "counter",
+                   "Bytes of one-shot streams asked to drop (clean pages only are dropped).");
+        for (size_t i = 0; i < n; i++) {
+                put_series(f, "mglrud_stream_dropped_bytes_total", snaps[i].path, NULL);
+                fprintf(f, "%llu\n", (unsigned long long) snaps[i].stream_dropped_bytes);
+        }
 
         put_header(f, "mglrud_cycles_total", "counter", "Control cycles run.");
         fprintf(f, "mglrud_cycles_total %llu\n", (unsigned long long) d->cycles);
@@ -110,8 +122,11 @@ int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,
         struct control_snapshot *s = calloc(MAX(m->n_cgroups, (size_t) 1), sizeof *s);
         if (!s)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->n_cgroups; i++)
+        for (size_t i = 0; i < m->n_cgroups; i++) {
                 (void) control_cgroup_snapshot(m->cgroups[i], &s[i]);
+                s[i].stream_files = m->cgroups[i]->stream_files;
+                s[i].stream_dropped_bytes = m->cgroups[i]->stream_dropped_bytes;
+        }
         *ret_stats = (struct daemon_stats) {
                 .cycles = m->cycles,
                 .n_cgroups = m->n_cgroups,

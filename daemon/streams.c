@@ -26,6 +26,7 @@
 #include "bpf/streams.h"
 #include "bpf/streams.skel.h"
 #include "mglrud/cgroup.h"
+#include "mglrud/control.h"
 #include "mglrud/macro.h"
 #include "mglrud/manager.h"
 #include "mglrud/memcg.h"
@@ -51,10 +52,13 @@ struct file_entry {
         enum stream_verdict verdict;    /* the last logged verdict */
 };
 
+/* Mount fds are held for one cycle only: an fd kept open would make umount fail (EBUSY). */
 struct mount_entry {
         dev_t dev;
-        int fd;                         /* -1: refused or not found */
+        int fd;                         /* -1: refused or not found; MOUNT_UNKNOWN: not opened */
+        bool logged;                    /* the refusal was logged */
 };
+#define MOUNT_UNKNOWN (-2)
 
 struct streams {
         struct streams_bpf *skel;
@@ -101,13 +105,13 @@ int streams_open(const char *proc_root, struct streams **ret) {
         return 0;
 }
 
+static void mounts_close(struct streams *s);
+
 void streams_free(struct streams *s) {
         if (!s)
                 return;
         streams_bpf__destroy(s->skel);
-        for (size_t i = 0; i < s->n_mounts; i++)
-                if (s->mounts[i].fd >= 0)
-                        close(s->mounts[i].fd);
+        mounts_close(s);
         free(s->mounts);
         free(s->files);
         free(s->next);
@@ -194,25 +198,46 @@ static int mount_open(const char *proc_root, dev_t dev, char *ret_what, size_t w
         return -ENOENT;
 }
 
-/* Returns a mount fd for dev (cached; a refusal is logged once), or a negative errno. */
+/* Returns a mount fd for dev (kept until mounts_close(); a refusal is logged once per device),
+ * or a negative errno. */
 static int mount_get(struct streams *s, uint32_t kdev) {
         dev_t dev = makedev(kdev >> 20, kdev & 0xfffff); /* the kernel's dev_t: MAJOR << 20 | MINOR */
-        for (size_t i = 0; i < s->n_mounts; i++)
+        struct mount_entry *e = NULL;
+        for (size_t i = 0; i < s->n_mounts && !e; i++)
                 if (s->mounts[i].dev == dev)
-                        return s->mounts[i].fd >= 0 ? s->mounts[i].fd : -EOPNOTSUPP;
-        struct mount_entry *m = realloc(s->mounts, (s->n_mounts + 1) * sizeof *m);
-        if (!m)
-                return -ENOMEM;
-        s->mounts = m;
+                        e = &s->mounts[i];
+        if (!e) {
+                struct mount_entry *m = realloc(s->mounts, (s->n_mounts + 1) * sizeof *m);
+                if (!m)
+                        return -ENOMEM;
+                s->mounts = m;
+                e = &m[s->n_mounts++];
+                *e = (struct mount_entry) { .dev = dev, .fd = MOUNT_UNKNOWN };
+        }
+        if (e->fd != MOUNT_UNKNOWN)
+                return e->fd >= 0 ? e->fd : -EOPNOTSUPP;
         char what[1024];
         int fd = mount_open(s->proc_root, dev, what, sizeof what);
-        if (fd == -EOPNOTSUPP)
-                log_notice("Stream protection: not dropping files on %s: only ext4 and xfs are "
-                           "supported (file handles of inode and generation).", what);
-        else if (fd < 0)
-                log_notice_errno(fd, "Stream protection: cannot open the mount of %s: %m", what);
-        s->mounts[s->n_mounts++] = (struct mount_entry) { .dev = dev, .fd = fd >= 0 ? fd : -1 };
+        if (fd < 0 && !e->logged) {
+                if (fd == -EOPNOTSUPP)
+                        log_notice("Stream protection: not dropping files on %s: only ext4 and xfs "
+                                   "are supported (file handles of inode and generation).", what);
+                else
+                        log_notice_errno(fd, "Stream protection: cannot open the mount of %s: %m",
+                                         what);
+                e->logged = true;
+        }
+        e->fd = fd >= 0 ? fd : -1;
         return fd >= 0 ? fd : -EOPNOTSUPP;
+}
+
+/* Closes the mount fds of this cycle (a refused device is tried again, quietly, next cycle). */
+static void mounts_close(struct streams *s) {
+        for (size_t i = 0; i < s->n_mounts; i++) {
+                if (s->mounts[i].fd >= 0)
+                        close(s->mounts[i].fd);
+                s->mounts[i].fd = MOUNT_UNKNOWN;
+        }
 }
 
 /* Opens the file by handle (inode + generation; needs CAP_DAC_READ_SEARCH) and resolves its path
@@ -282,7 +307,9 @@ static struct stream_file entry_to_file(const struct file_entry *e) {
 /* Logs a verdict change of a large file (the classification log). */
 static void log_verdict(struct streams *s, const struct cgroup *cg, struct file_entry *e,
                         const struct stream_file *f, enum stream_verdict v) {
-        if (v == e->verdict || v == STREAM_UNSURE || f->pages < STREAMS_LOG_MIN_PAGES)
+        /* "idle" only means no progress this cycle: not a change of mind worth a line. */
+        if (v == e->verdict || v == STREAM_UNSURE || v == STREAM_NOT_ACTIVE ||
+            f->pages < STREAMS_LOG_MIN_PAGES)
                 return;
         e->verdict = v;
         char path[512], a[32], b[32], c[32];
@@ -402,18 +429,23 @@ int streams_cycle(struct streams *s, struct manager *m) {
                 log_warning_errno(r, "Stream protection: cannot read the BPF map: %m");
                 return 0;
         }
-        for (size_t i = 0; i < m->n_cgroups; i++) {
+        for (size_t i = 0; i < m->n_cgroups && !m->paused_all; i++) {
                 struct cgroup *cg = m->cgroups[i];
                 const struct policy *p = &cg->policy;
-                if (p->mode == POLICY_MODE_OFF || p->stream_protection == STREAM_PROTECTION_NO)
+                struct control_snapshot snap;
+                if (p->mode == POLICY_MODE_OFF || p->stream_protection == STREAM_PROTECTION_NO ||
+                    cg->vanished)
                         continue;
+                if (control_cgroup_snapshot(cg, &snap) >= 0 && snap.paused)
+                        continue; /* Pause() stops every action, this one too */
                 bool advise = m->dry_run || p->mode == POLICY_MODE_ADVISE ||
                               p->stream_protection == STREAM_PROTECTION_ADVISE;
                 r = streams_cgroup(s, cg, advise, &budget);
                 if (r < 0)
-                        return r;
+                        break;
         }
-        return 0;
+        mounts_close(s);
+        return r < 0 ? r : 0;
 }
 
 #else /* !HAVE_BPF */

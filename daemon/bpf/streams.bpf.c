@@ -32,6 +32,11 @@ static __always_inline __u64 folio_cgroup_id(struct folio *folio) {
         return id ? id : bpf_get_current_cgroup_id();
 }
 
+/* Before 6.6 the order had a field of its own in the first tail page. */
+struct folio___old {
+        unsigned char _folio_order;
+} __attribute__((preserve_access_index));
+
 static __always_inline __u64 folio_nr(struct folio *folio) {
         unsigned long flags = 0, flags1 = 0;
 
@@ -39,7 +44,9 @@ static __always_inline __u64 folio_nr(struct folio *folio) {
         bpf_probe_read_kernel(&flags, sizeof flags, &folio->flags);
         if (!(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_head))))
                 return 1;
-        /* A large folio keeps its order in the low byte of the second page's flags. */
+        if (bpf_core_field_exists(((struct folio___old *) folio)->_folio_order))
+                return 1UL << BPF_CORE_READ((struct folio___old *) folio, _folio_order);
+        /* Since 6.6 a large folio keeps its order in the low byte of the second page's flags. */
         flags1 = BPF_CORE_READ(folio, _flags_1);
         return 1UL << (flags1 & 0xff);
 }

@@ -29,6 +29,8 @@ struct control_snapshot {
         double psi_some;           /* cgroup PSI some share over the last cycle (0..1) */
         uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES]; /* measured, cumulative */
         uint64_t actions, errors;
+        uint64_t stream_files;     /* one-shot stream files dropped (or advised), cumulative */
+        uint64_t stream_dropped_bytes; /* … bytes asked to drop (POSIX_FADV_DONTNEED), cumulative */
         bool paused;               /* paused for this cgroup (not counting a daemon-wide pause) */
 };
 

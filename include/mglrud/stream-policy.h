@@ -27,8 +27,9 @@
 #define STREAM_BACK_DEN 32
 /* A big file must have inserted this much before it is judged (4 MiB). */
 #define STREAM_MIN_PAGES 1024ULL
-/* Pages left cached behind the reader: readahead may still be using them (2 MiB). */
-#define STREAM_MARGIN_PAGES 512ULL
+/* Pages left cached below the highest inserted index: the BPF program sees readahead, which
+ * runs ahead of the reader, not the reader itself (16 MiB). */
+#define STREAM_MARGIN_PAGES 4096ULL
 /* Unlimited cgroups: a stream must be at least this large (64 MiB) whatever memory.current. */
 #define STREAM_UNLIMITED_MIN_BYTES (64ULL << 20)
 /* Many small files: this much complete one-shot reading per cycle (8 MiB) makes a stream. */

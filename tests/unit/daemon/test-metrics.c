@@ -37,6 +37,8 @@ static void make_snapshots(struct control_snapshot s[2]) {
                 .reclaimed_bytes = { 1048576, 3 },
                 .actions = 5,
                 .errors = 1,
+                .stream_files = 2,
+                .stream_dropped_bytes = 440401920,
         };
         s[1] = (struct control_snapshot) {
                 .path = "/b",
@@ -89,6 +91,14 @@ static void test_metrics_exact(void **state) {
                 "# TYPE mglrud_errors_total counter\n"
                 "mglrud_errors_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 1\n"
                 "mglrud_errors_total{cgroup=\"/b\"} 0\n"
+                "# HELP mglrud_stream_files_total One-shot stream files whose pages mglrud dropped (or would drop).\n"
+                "# TYPE mglrud_stream_files_total counter\n"
+                "mglrud_stream_files_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 2\n"
+                "mglrud_stream_files_total{cgroup=\"/b\"} 0\n"
+                "# HELP mglrud_stream_dropped_bytes_total Bytes of one-shot streams asked to drop (clean pages only are dropped).\n"
+                "# TYPE mglrud_stream_dropped_bytes_total counter\n"
+                "mglrud_stream_dropped_bytes_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 440401920\n"
+                "mglrud_stream_dropped_bytes_total{cgroup=\"/b\"} 0\n"
                 "# HELP mglrud_cycles_total Control cycles run.\n"
                 "# TYPE mglrud_cycles_total counter\n"
                 "mglrud_cycles_total 42\n"
@@ -118,6 +128,7 @@ static void test_dump(void **state) {
                                      "        Cold age (T): 1min\n        Last reason: none\n"));
         assert_non_null(strstr(text, "        Cold: anon 4K file 8K\n"));
         assert_non_null(strstr(text, "        Pressure some: 25.00%\n"));
+        assert_non_null(strstr(text, "        Streams dropped: 2 files, 420M\n"));
         assert_non_null(strstr(text, "        Reclaimed: anon 1M file 3B\n"));
 }
 
