@@ -17,6 +17,10 @@
  * feedback is delayed): hold further raises for this many cycles, else one burst would drive T
  * to MaxColdAge (×1.5 per cycle). */
 #define POLICY_RAISE_HOLD_CYCLES 2
+/* Refaults in one cycle below this many pages never raise T: a handful of refaults scaled
+ * from a 2 s cycle to a per-minute rate looks like a storm (6 refaults raised T in the S1
+ * benchmark and stalled eviction). 256 pages = 1 MiB. */
+#define POLICY_REFAULT_MIN_PAGES 256
 /* "Quiet" means refaults and PSI at most a quarter of their targets. */
 #define POLICY_QUIET_FRACTION 0.25
 

@@ -77,7 +77,9 @@ void tiering_adapt(const struct policy *p, struct policy_state *s, const struct 
         refault_share = (r->refaults_per_min[LRUGEN_ANON] + r->refaults_per_min[LRUGEN_FILE]) /
                         ws_pages;
         pressure = r->has_psi_some && r->psi_some > p->pressure_target;
-        refaulting = refault_share > p->refault_target;
+        refaulting = refault_share > p->refault_target &&
+                     r->refault_pages[LRUGEN_ANON] + r->refault_pages[LRUGEN_FILE] >=
+                             POLICY_REFAULT_MIN_PAGES;
         quiet = refault_share <= p->refault_target * POLICY_QUIET_FRACTION &&
                 (!r->has_psi_some || r->psi_some <= p->pressure_target * POLICY_QUIET_FRACTION);
 

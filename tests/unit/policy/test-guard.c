@@ -110,6 +110,31 @@ static void test_refault_burst(void **unused) {
         assert_int_equal(f.s.cold_age_usec, 360 * SEC);
 }
 
+static void test_few_refaults_do_not_raise(void **unused) {
+        struct fixture f;
+        struct decision d;
+
+        setup(&f);
+        /* A small cgroup (16 MiB = 4096 pages, target 8 pages/min) and a 1 s cycle: 6 refaults
+         * are 360/min, far above the share, but only 24 KiB: noise, not thrashing. */
+        f.cur = sample_next(&f.prev, 1 * SEC);
+        f.cur.limits.current = 16ULL << 20;
+        stat_set(&f.cur.stat, MEMSTAT_WORKINGSET_REFAULT_ANON, 6);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_false(d.flags & DECISION_FLAG_REFAULTS);
+        assert_false(d.flags & DECISION_FLAG_T_RAISED);
+        assert_int_equal(f.s.cold_age_usec, 240 * SEC);
+
+        /* 1 MiB of refaults in that second is thrashing: T rises. */
+        step(&f);
+        f.cur.limits.current = 16ULL << 20;
+        stat_set(&f.cur.stat, MEMSTAT_WORKINGSET_REFAULT_ANON,
+                 f.prev.stat.value[MEMSTAT_WORKINGSET_REFAULT_ANON] + 256);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_true(d.flags & DECISION_FLAG_REFAULTS);
+        assert_true(d.flags & DECISION_FLAG_T_RAISED);
+}
+
 static void test_quiet_lowers_t(void **unused) {
         struct fixture f;
         struct decision d;
@@ -389,6 +414,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_pressure),
                 cmocka_unit_test(test_refault_burst),
+                cmocka_unit_test(test_few_refaults_do_not_raise),
                 cmocka_unit_test(test_quiet_lowers_t),
                 cmocka_unit_test(test_host_guard),
                 cmocka_unit_test(test_counter_reset),

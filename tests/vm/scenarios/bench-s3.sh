@@ -4,6 +4,7 @@
 #   kernel: one write "64M swappiness=N" to memory.reclaim;
 #   mglrud: Mode=active Swappiness=N (MinColdAge=5s MaxColdAge=10s MaxStep=16M) until it has
 #           stolen >= 64 MiB (pgsteal_proactive) or 90 s.
+# Both are aged twice 8 s apart first (kwrite to lru_gen), so both types sit in old generations.
 # Reports the anon share of what went (Δanon / (Δanon + Δfile) from memory.stat).
 SWEEP="$(echo "${MGLRUD_ARG_sweep:-1,100,200}" | tr ',' ' ')"
 ANON="${MGLRUD_ARG_anon:-100}"
@@ -15,7 +16,11 @@ one() { # kind N
 	cg_run "$cg" "/tmp/mixed-$kind-$n.log" mixed --anon "$ANON" --file /data/medium.bin --duration 0
 	local wl=$WL_PID
 	wait_event "/tmp/mixed-$kind-$n.log" ready 120 || fail "mixed did not start ($kind $n)"
-	sleep 2
+	# Age twice 8 s apart (both variants), so that anon (promoted by the page-table walk of
+	# the first ageing) and file are both in old generations when reclaim starts.
+	local ino; ino=$(cg_inode "$cg")
+	kwrite "$LRU_GEN" "+ $ino 0 $(lru_gen_max_seq "$ino") 1 1" > /dev/null 2>&1; sleep 8
+	kwrite "$LRU_GEN" "+ $ino 0 $(lru_gen_max_seq "$ino") 1 1" > /dev/null 2>&1; sleep 8
 	a0=$(cg_stat "$cg" anon) f0=$(cg_stat "$cg" file) s0=$(cg_stat "$cg" pgsteal_proactive)
 	t=$(date +%s)
 	if [ "$kind" = kernel ]; then
