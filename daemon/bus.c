@@ -48,6 +48,16 @@ static int check_root(sd_bus_message *msg, sd_bus_error *error) {
         return 0;
 }
 
+/* Returns 0 and the managed cgroup at path, or a NoSuchCgroup error. */
+static int find_cgroup(struct bus_server *b, const char *path, sd_bus_error *error,
+                       struct cgroup **ret) {
+        *ret = manager_find_path(b->m, path);
+        if (!*ret)
+                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_CGROUP,
+                                         "%s is not a managed cgroup.", path);
+        return 0;
+}
+
 static int method_list(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         struct bus_server *b = userdata;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -82,6 +92,12 @@ static int append_snapshot(sd_bus_message *reply, const struct control_snapshot 
             (r = APPEND_T("Errors", s->errors)) < 0 ||
             (r = sd_bus_message_append(reply, "{sv}", "Paused", "b", (int) s->paused)) < 0)
                 return r;
+        char ov[sizeof s->overrides] = "";
+        for (size_t i = 0; i < s->n_overrides; i++)
+                snprintf(ov + strlen(ov), sizeof ov - strlen(ov), "%s%s", i ? " " : "",
+                         s->overrides[i]);
+        if ((r = sd_bus_message_append(reply, "{sv}", "RuntimeOverrides", "s", ov)) < 0)
+                return r;
         if (s->has_estimates &&
             ((r = APPEND_T("ColdAnonBytes", s->cold_bytes[LRUGEN_ANON])) < 0 ||
              (r = APPEND_T("ColdFileBytes", s->cold_bytes[LRUGEN_FILE])) < 0 ||
@@ -103,10 +119,9 @@ static int method_get(sd_bus_message *msg, void *userdata, sd_bus_error *error) 
         int r = sd_bus_message_read(msg, "s", &path);
         if (r < 0)
                 return r;
-        struct cgroup *cg = manager_find_path(b->m, path);
-        if (!cg)
-                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_CGROUP,
-                                         "%s is not a managed cgroup.", path);
+        struct cgroup *cg;
+        if ((r = find_cgroup(b, path, error, &cg)) < 0)
+                return r;
         (void) control_cgroup_snapshot(cg, &s);
         if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
             (r = sd_bus_message_open_container(reply, 'a', "{sv}")) < 0 ||
@@ -183,10 +198,9 @@ static int set_paused(sd_bus_message *msg, struct bus_server *b, bool paused,
                                 return r;
                 log_info("%s all cgroups.", paused ? "Paused" : "Resumed");
         } else {
-                struct cgroup *cg = manager_find_path(b->m, path);
-                if (!cg)
-                        return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_CGROUP,
-                                                 "%s is not a managed cgroup.", path);
+                struct cgroup *cg;
+                if ((r = find_cgroup(b, path, error, &cg)) < 0)
+                        return r;
                 r = control_cgroup_set_paused(cg, paused);
                 if (r < 0)
                         return r;
@@ -203,6 +217,60 @@ static int method_resume(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         return set_paused(msg, userdata, false, error);
 }
 
+static int method_advise(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct bus_server *b = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        uint64_t now = now_monotonic_usec();
+        char line[1024];
+        int r = sd_bus_message_new_method_return(msg, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(ss)");
+        for (size_t i = 0; r >= 0 && i < b->m->n_cgroups; i++) {
+                struct cgroup *cg = b->m->cgroups[i];
+                int q = control_cgroup_advise(b->m, cg, now, line, sizeof line);
+                if (q == -ENOMEM)
+                        return q;
+                if (q < 0)
+                        snprintf(line, sizeof line, "cannot advise: %s", strerror(-q));
+                r = sd_bus_message_append(reply, "(ss)", cg->path, line);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct bus_server *b = userdata;
+        const char *path, *key, *value, *reason = NULL;
+        struct policy base;
+        int r = check_root(msg, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(msg, "sss", &path, &key, &value);
+        if (r < 0)
+                return r;
+        struct cgroup *cg;
+        if ((r = find_cgroup(b, path, error, &cg)) < 0)
+                return r;
+        int k = policy_key_from_string(key);
+        if (k < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "%s=%s: unknown policy key", key, value);
+        (void) config_policy_for(&b->m->config, cg->path, &base);
+        r = control_cgroup_set_override(cg, &base, k, value, &reason);
+        if (r == -EINVAL)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "%s=%s: %s", key,
+                                         value, reason ?: "invalid value");
+        if (r < 0)
+                return r;
+        if (*value)
+                log_info("%s: %s=%s (runtime override).", path, key, value);
+        else
+                log_info("%s: runtime override of %s removed.", path, key);
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
 /* Every method is "unprivileged" for sd-bus: the changing ones check uid 0 themselves, the
  * same way on the private socket and on the system bus. */
 static const sd_bus_vtable manager_vtable[] = {
@@ -215,6 +283,8 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD("Reload", "", "", method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Pause", "s", "", method_pause, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Resume", "s", "", method_resume, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Advise", "", "a(ss)", method_advise, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Set", "sss", "", method_set, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END
 };
 

@@ -23,9 +23,7 @@ static const char *format_percent(char *buf, size_t size, double ratio) {
         return buf;
 }
 
-/* Formats policy key k of p into buf. Returns buf. */
-static const char *format_policy_key(char *buf, size_t size, const struct policy *p,
-                                     enum policy_key k) {
+const char *policy_key_format(char *buf, size_t size, const struct policy *p, enum policy_key k) {
         switch (k) {
         case POLICY_KEY_MODE:
                 snprintf(buf, size, "%s", policy_mode_to_string(p->mode) ?: "?");
@@ -80,7 +78,7 @@ static void dump_policy(const struct config *c, FILE *f, const struct policy *p,
                                        ? " ; from [Defaults]"
                                        : " ; built-in default";
                 fprintf(f, "%s=%s%s\n", policy_key_to_string(k),
-                        format_policy_key(buf, sizeof buf, p, k), note);
+                        policy_key_format(buf, sizeof buf, p, k), note);
         }
 }
 

@@ -10,8 +10,3 @@
  * Returns 0, -ENOMEM, or -EINVAL with a static one-line reason in *ret_reason. */
 int config_parse_daemon_key(struct config *c, enum daemon_key k, const char *value,
                             const char **ret_reason);
-
-/* Parses value (non-empty) for policy key k into p. Returns 0, or -EINVAL with a static
- * reason in *ret_reason. */
-int config_parse_policy_key(struct policy *p, enum policy_key k, const char *value,
-                            const char **ret_reason);

@@ -50,6 +50,13 @@ const char *policy_key_to_string(enum policy_key k) {
         return k >= 0 && k < _POLICY_KEY_MAX ? policy_key_names[k] : NULL;
 }
 
+int policy_key_from_string(const char *name) {
+        for (int k = 0; k < _POLICY_KEY_MAX; k++)
+                if (strcmp(name, policy_key_names[k]) == 0)
+                        return k;
+        return -ENOENT;
+}
+
 const char *daemon_key_to_string(enum daemon_key k) {
         return k >= 0 && k < _DAEMON_KEY_MAX ? daemon_key_names[k] : NULL;
 }

@@ -27,6 +27,8 @@ struct control_state {
         bool skipped;                  /* the last cycle was skipped because of a pause */
         bool in_flight;                /* a job with this cgroup's writes is queued or running */
         struct cgroup_reading before;  /* the reading the in-flight decision was made on */
+        struct policy overrides;       /* runtime overrides (Set()): the keys in override_mask */
+        uint32_t override_mask;        /* (1u << enum policy_key); lost on restart only */
 };
 
 void control_cgroup_free(struct cgroup *cg) {
@@ -72,6 +74,13 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
         if (!s)
                 return 0;
         ret->paused = s->paused;
+        for (unsigned k = 0; k < _POLICY_KEY_MAX; k++)
+                if (s->override_mask & (1u << k)) {
+                        char v[48];
+                        snprintf(ret->overrides[ret->n_overrides++], sizeof ret->overrides[0],
+                                 "%s=%s", policy_key_to_string(k),
+                                 policy_key_format(v, sizeof v, &s->overrides, k));
+                }
         ret->cold_age_usec = s->initialized ? s->policy.cold_age_usec : 0;
         memcpy(ret->reclaimed_bytes, s->reclaimed_bytes, sizeof ret->reclaimed_bytes);
         ret->actions = s->actions;
@@ -109,7 +118,7 @@ static int append_lruvecs(struct control_state *s, const struct lrugen_lruvec *f
 
 /* Collects the lruvecs of cg's memcg and of the unmanaged descendants its work covers. On 7.x
  * the lru_gen id is the cgroup id; on 6.x (private 16-bit ids) we fall back to the path. */
-static int collect_lruvecs(struct manager *m, struct cgroup *cg, struct control_state *s) {
+static int collect_lruvecs(const struct manager *m, struct cgroup *cg, struct control_state *s) {
         const struct lrugen_lruvec *first;
         size_t n;
         int r;
@@ -130,18 +139,49 @@ static int collect_lruvecs(struct manager *m, struct cgroup *cg, struct control_
         return 0;
 }
 
-static void fill_sample(const struct cgroup_reading *rd, const struct control_state *s,
-                        bool has_lrugen, struct cgroup_sample *ret) {
+static void fill_sample(const struct cgroup_reading *rd, const struct lrugen_lruvec *lruvecs,
+                        size_t n_lruvecs, bool has_lrugen, struct cgroup_sample *ret) {
         *ret = (struct cgroup_sample) {
                 .now_usec = rd->now_usec,
                 .psi = rd->psi,
                 .has_psi = rd->has_psi,
                 .stat = rd->stat,
                 .limits = rd->limits,
-                .lruvecs = s ? s->lruvecs : NULL,
-                .n_lruvecs = s ? s->n_lruvecs : 0,
+                .lruvecs = lruvecs,
+                .n_lruvecs = n_lruvecs,
                 .has_lrugen = has_lrugen,
         };
+}
+
+/* Runs policy_decide() for one cgroup reading (prev may be NULL) on the manager's host
+ * readings; advise says that the decision is only reported. Returns 0 or -errno. */
+static int decide(const struct manager *m, const struct policy *p, bool advise,
+                  const struct policy_state *state, const struct cgroup_reading *prev,
+                  const struct cgroup_reading *cur, const struct lrugen_lruvec *lruvecs,
+                  size_t n_lruvecs, struct policy_state *ret_state, struct decision *ret) {
+        struct kernel_caps caps = {
+                /* Advice shows what lru_gen would do even where we did not open it. */
+                .lrugen_write = m->caps.lrugen_write || (advise && m->caps.lrugen_read),
+                .swappiness_max = m->caps.swappiness_max,
+                .reclaim_swappiness = m->caps.reclaim_swappiness,
+                .has_swap = m->caps.has_swap,
+        };
+        struct host_sample hp, hc;
+        hc = (struct host_sample) { .now_usec = m->host_cur.now_usec, .psi = m->host_cur.psi,
+                                    .has_psi = m->host_cur.has_psi,
+                                    .meminfo = m->host_cur.meminfo };
+        hp = (struct host_sample) { .now_usec = m->host_prev.now_usec, .psi = m->host_prev.psi,
+                                    .has_psi = m->host_prev.has_psi,
+                                    .meminfo = m->host_prev.meminfo };
+        struct host_limits hl = { .full_limit = m->config.host_full_limit,
+                                  .min_available = m->config.host_min_available };
+
+        struct cgroup_sample sp, sc;
+        fill_sample(cur, lruvecs, n_lruvecs, m->lrugen_valid && n_lruvecs > 0, &sc);
+        if (prev)
+                fill_sample(prev, NULL, 0, false, &sp);
+        return policy_decide(p, &caps, state, prev ? &sp : NULL, &sc,
+                             m->has_host_prev ? &hp : NULL, &hc, &hl, ret_state, ret);
 }
 
 static void report_action(const struct cgroup *cg, const char *action, uint64_t asked,
@@ -319,32 +359,9 @@ int control_cgroup_cycle(struct manager *m, struct cgroup *cg, uint64_t now_usec
         if (m->dry_run && p.mode != POLICY_MODE_OFF)
                 p.mode = POLICY_MODE_ADVISE;
 
-        struct kernel_caps caps = {
-                /* Advice shows what lru_gen would do even where we did not open it. */
-                .lrugen_write = m->caps.lrugen_write || (advise && m->caps.lrugen_read),
-                .swappiness_max = m->caps.swappiness_max,
-                .reclaim_swappiness = m->caps.reclaim_swappiness,
-                .has_swap = m->caps.has_swap,
-        };
-        struct host_sample hp, hc;
-        hc = (struct host_sample) { .now_usec = m->host_cur.now_usec, .psi = m->host_cur.psi,
-                                    .has_psi = m->host_cur.has_psi,
-                                    .meminfo = m->host_cur.meminfo };
-        hp = (struct host_sample) { .now_usec = m->host_prev.now_usec, .psi = m->host_prev.psi,
-                                    .has_psi = m->host_prev.has_psi,
-                                    .meminfo = m->host_prev.meminfo };
-        struct host_limits hl = { .full_limit = m->config.host_full_limit,
-                                  .min_available = m->config.host_min_available };
-
-        struct cgroup_sample sp, sc;
-        bool has_lrugen = m->lrugen_valid && s->n_lruvecs > 0;
-        fill_sample(&cur, s, has_lrugen, &sc);
-        if (s->has_prev)
-                fill_sample(&s->prev, NULL, false, &sp);
-
         struct decision d;
-        r = policy_decide(&p, &caps, &s->policy, s->has_prev ? &sp : NULL, &sc,
-                          m->has_host_prev ? &hp : NULL, &hc, &hl, &s->policy, &d);
+        r = decide(m, &p, advise, &s->policy, s->has_prev ? &s->prev : NULL, &cur, s->lruvecs,
+                   s->n_lruvecs, &s->policy, &d);
         if (r < 0) {
                 log_warning_errno(r, "%s: policy rejected the sample: %m", cg->path);
                 s->prev = cur;
@@ -383,4 +400,91 @@ int control_cgroup_cycle(struct manager *m, struct cgroup *cg, uint64_t now_usec
         s->prev = cur;
         s->has_prev = true;
         return 0;
+}
+
+/* Copies the overridden keys of s over *p; when that makes MinColdAge > MaxColdAge, the
+ * overridden bound wins and the other follows it. */
+static void apply_overrides(const struct control_state *s, struct policy *p) {
+        for (unsigned k = 0; k < _POLICY_KEY_MAX; k++)
+                if (s->override_mask & (1u << k))
+                        policy_copy_key(p, &s->overrides, k);
+        if (p->min_cold_age_usec <= p->max_cold_age_usec)
+                return;
+        if (s->override_mask & (1u << POLICY_KEY_MAX_COLD_AGE))
+                p->min_cold_age_usec = p->max_cold_age_usec;
+        else
+                p->max_cold_age_usec = p->min_cold_age_usec;
+}
+
+void control_cgroup_apply_overrides(struct cgroup *cg) {
+        const struct control_state *s = cg->userdata;
+        if (s && s->override_mask)
+                apply_overrides(s, &cg->policy);
+}
+
+int control_cgroup_set_override(struct cgroup *cg, const struct policy *base, enum policy_key k,
+                                const char *value, const char **ret_reason) {
+        struct control_state *s = control_state_get(cg);
+        if (!s)
+                return -ENOMEM;
+        if (k < 0 || k >= _POLICY_KEY_MAX) {
+                *ret_reason = "unknown policy key";
+                return -EINVAL;
+        }
+        struct policy overrides = s->overrides;
+        uint32_t mask = s->override_mask;
+        if (!value || !*value)
+                mask &= ~(1u << k);
+        else {
+                /* Parse over the effective value, so that only key k changes. */
+                struct policy v = cg->policy;
+                int r = config_parse_policy_key(&v, k, value, ret_reason);
+                if (r < 0)
+                        return r;
+                policy_copy_key(&overrides, &v, k);
+                mask |= 1u << k;
+        }
+        struct policy p = *base;
+        for (unsigned i = 0; i < _POLICY_KEY_MAX; i++)
+                if (mask & (1u << i))
+                        policy_copy_key(&p, &overrides, i);
+        if (p.min_cold_age_usec > p.max_cold_age_usec) {
+                *ret_reason = "MinColdAge= would be greater than MaxColdAge=";
+                return -EINVAL;
+        }
+        s->overrides = overrides;
+        s->override_mask = mask;
+        cg->policy = p;
+        return 0;
+}
+
+int control_cgroup_advise(const struct manager *m, struct cgroup *cg, uint64_t now_usec,
+                          char *buf, size_t size) {
+        const struct control_state *s = cg->userdata;
+        struct control_state tmp = {};
+        struct policy_state state;
+        struct cgroup_reading cur;
+        struct decision d;
+        int r;
+
+        r = cgroup_read(cg, now_usec, &cur);
+        if (r < 0)
+                return r;
+        /* The lruvecs go to a scratch buffer: s->lruvecs may back a decision in flight. */
+        r = collect_lruvecs(m, cg, &tmp);
+        if (r < 0)
+                goto out;
+        struct policy p = cg->policy;
+        p.mode = POLICY_MODE_ADVISE;
+        if (s && s->initialized)
+                state = s->policy;
+        else
+                policy_state_init(&state, &p, now_usec);
+        r = decide(m, &p, true, &state, s && s->has_prev ? &s->prev : NULL, &cur, tmp.lruvecs,
+                   tmp.n_lruvecs, &state, &d);
+        if (r >= 0 && decision_format(&d, buf, size) < 0)
+                r = -EINVAL;
+out:
+        free(tmp.lruvecs);
+        return r;
 }

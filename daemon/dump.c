@@ -29,6 +29,8 @@ int dump_format(FILE *f, const struct daemon_stats *d, const struct control_snap
                 fprintf(f, "        Id: %llu\n", (unsigned long long) s->id);
                 fprintf(f, "        Section: [%s]\n", s->section);
                 fprintf(f, "        Mode: %s\n", s->mode);
+                for (size_t k = 0; k < s->n_overrides; k++)
+                        fprintf(f, "        Override: %s (runtime override)\n", s->overrides[k]);
                 fprintf(f, "        Paused: %s\n",
                         s->paused ? "yes" : d->paused_all ? "yes (all)" : "no");
                 fprintf(f, "        Cold age (T): %s\n",

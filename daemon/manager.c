@@ -265,6 +265,8 @@ int manager_start(struct manager *m) {
         return 0;
 }
 
+static int manager_rescan(struct manager *m, uint64_t now_usec);
+
 int manager_reload(struct manager *m) {
         struct config c;
         config_init(&c);
@@ -274,12 +276,21 @@ int manager_reload(struct manager *m) {
                 return log_error_errno(r, "Reload failed, keeping the previous configuration.");
         }
         config_move(&m->config, &c);
+        /* The cgroups' sections pointed into the old configuration: none until the rescan
+         * below (or the next cycle's, if it fails) finds the new ones. */
+        for (size_t i = 0; i < m->n_cgroups; i++)
+                m->cgroups[i]->section = NULL;
         r = manager_apply_settings(m);
         if (r < 0)
                 return r;
         manager_open_lrugen(m);
         manager_open_streams(m);
         m->rescan_needed = true;
+        /* Rescan now, so that bus calls before the next cycle see the new policies (and the
+         * runtime overrides re-applied over them). */
+        r = manager_rescan(m, now_monotonic_usec());
+        if (r == -ENOMEM)
+                return r;
         log_info("Configuration reloaded.");
         return 0;
 }
@@ -416,6 +427,7 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                 }
                 cg->section = e->section;
                 cg->policy = e->policy;
+                control_cgroup_apply_overrides(cg);
                 cg->seen = true;
                 cg->n_covered = 0;
         }

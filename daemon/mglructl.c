@@ -33,10 +33,14 @@ static void help(void) {
                "  reload           reload the configuration (root)\n"
                "  pause [PATH]     stop acting on PATH, or on every cgroup (root)\n"
                "  resume [PATH]    act again on PATH, or on every cgroup (root)\n"
+               "  advise           what each cgroup would get now (computed, nothing written)\n"
+               "  set PATH KEY=VALUE\n"
+               "                   override a policy key of PATH until restart (root);\n"
+               "                   KEY= removes the override\n"
                "  top              live view of the cgroups (keys c r p n sort, q quits)\n\n"
                "Options:\n"
                "     --runtime-dir=DIR  find the daemon's socket in DIR (default %s)\n"
-               "     --json             JSON output for status and dump\n"
+               "     --json             JSON output for status, dump and advise\n"
                "     --interval=TIME    top: refresh every TIME (default 1s)\n"
                "     --once             top: print one frame and exit\n"
                "  -h --help             this help\n"
@@ -76,18 +80,21 @@ static int connect_daemon(sd_bus **ret) {
         return 0;
 }
 
+/* Prints why member failed and frees error. Returns the exit code. */
+static int call_failed(const char *member, sd_bus_error *error, int r) {
+        fprintf(stderr, "%s failed: %s\n", member, error->message ? error->message : strerror(-r));
+        r = sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED) ? EXIT_DENIED : EXIT_DAEMON;
+        sd_bus_error_free(error);
+        return r;
+}
+
 /* Calls a method; string arguments only (sig "" or "s"). Returns 0 or an exit code. */
 int call(sd_bus *bus, const char *member, const char *sig, const char *arg,
          sd_bus_message **ret_reply) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int r = sd_bus_call_method(bus, NULL, BUS_OBJECT_PATH, BUS_INTERFACE, member, &error,
                                    ret_reply, sig, arg);
-        if (r >= 0)
-                return 0;
-        fprintf(stderr, "%s failed: %s\n", member, error.message ? error.message : strerror(-r));
-        r = sd_bus_error_has_name(&error, SD_BUS_ERROR_ACCESS_DENIED) ? EXIT_DENIED : EXIT_DAEMON;
-        sd_bus_error_free(&error);
-        return r;
+        return r >= 0 ? 0 : call_failed(member, &error, r);
 }
 
 /* Reads an a{sv} of s/t/b/d values into f (strings point into reply). Returns the count or
@@ -301,6 +308,59 @@ static int cmd_text(sd_bus *bus, const char *member) {
         return 0;
 }
 
+/* advise: the daemon's fresh advice for every cgroup, one line each. */
+static int cmd_advise(sd_bus *bus) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r = call(bus, "Advise", "", NULL, &reply);
+        if (r > 0)
+                return r;
+        if ((r = sd_bus_message_enter_container(reply, 'a', "(ss)")) < 0)
+                goto fail;
+        if (arg_json)
+                putchar('[');
+        else
+                printf("%-32s %s\n", "CGROUP", "ADVICE");
+        for (bool first = true;; first = false) {
+                const char *path, *line;
+                r = sd_bus_message_read(reply, "(ss)", &path, &line);
+                if (r < 0)
+                        goto fail;
+                if (r == 0)
+                        break;
+                if (arg_json) {
+                        printf("%s{\"Path\":", first ? "" : ",");
+                        json_string(path);
+                        fputs(",\"Advice\":", stdout);
+                        json_string(line);
+                        putchar('}');
+                } else
+                        printf("%-32s %s\n", path, line);
+        }
+        if (arg_json)
+                puts("]");
+        return 0;
+fail:
+        fprintf(stderr, "Cannot parse the Advise reply: %s\n", strerror(-r));
+        return EXIT_DAEMON;
+}
+
+/* set PATH KEY=VALUE: a runtime override of one policy key; "KEY=" removes it. */
+static int cmd_set(sd_bus *bus, const char *path, const char *assignment) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *eq = strchr(assignment, '=');
+        if (!eq || eq == assignment) {
+                fprintf(stderr, "Expected KEY=VALUE or KEY=, not \"%s\" (see --help).\n",
+                        assignment);
+                return EXIT_USAGE;
+        }
+        _cleanup_free_ char *key = strndup(assignment, eq - assignment);
+        if (!key)
+                return EXIT_DAEMON;
+        int r = sd_bus_call_method(bus, NULL, BUS_OBJECT_PATH, BUS_INTERFACE, "Set", &error, NULL,
+                                   "sss", path, key, eq + 1);
+        return r >= 0 ? 0 : call_failed("Set", &error, r);
+}
+
 static int parse_argv(int argc, char **argv) {
         enum { ARG_RUNTIME_DIR = 0x100, ARG_JSON, ARG_VERSION, ARG_INTERVAL, ARG_ONCE };
         static const struct option options[] = {
@@ -356,14 +416,19 @@ int main(int argc, char **argv) {
         const char *verb = argv[optind];
         int nargs = argc - optind - 1;
         bool changes = strcmp(verb, "pause") == 0 || strcmp(verb, "resume") == 0;
+        bool set = strcmp(verb, "set") == 0;
         static const char *const verbs[] = { "status", "dump", "metrics", "reload", "pause",
-                                             "resume", "top" };
+                                             "resume", "top", "advise", "set" };
         bool known = false;
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 known = known || strcmp(verb, verbs[i]) == 0;
-        if (!known || nargs > (changes ? 1 : 0)) {
+        if (!known || nargs > (set ? 2 : changes ? 1 : 0)) {
                 fprintf(stderr, known ? "Too many arguments for %s (see --help).\n"
                                       : "Unknown command %s (see --help).\n", verb);
+                return EXIT_USAGE;
+        }
+        if (set && (nargs < 2 || !strchr(argv[optind + 2], '=') || argv[optind + 2][0] == '=')) {
+                fprintf(stderr, "Usage: mglructl set PATH KEY=VALUE (see --help).\n");
                 return EXIT_USAGE;
         }
         if (connect_daemon(&bus) < 0)
@@ -377,6 +442,10 @@ int main(int argc, char **argv) {
                 return top_run(bus, arg_interval, arg_once);
         if (strcmp(verb, "metrics") == 0)
                 return cmd_text(bus, "Metrics");
+        if (strcmp(verb, "advise") == 0)
+                return cmd_advise(bus);
+        if (set)
+                return cmd_set(bus, argv[optind + 1], argv[optind + 2]);
         if (strcmp(verb, "reload") == 0)
                 return call(bus, "Reload", "", NULL, NULL);
         return call(bus, strcmp(verb, "pause") == 0 ? "Pause" : "Resume", "s",

@@ -165,6 +165,14 @@ const struct policy_section *config_policy_for(const struct config *c, const cha
 
 /* Returns "Mode" etc., or NULL. */
 const char *policy_key_to_string(enum policy_key k);
+/* Returns the policy key named exactly name ("MaxStep"), or -ENOENT. */
+int policy_key_from_string(const char *name);
+/* Parses value (non-empty) for policy key k into p, with the same checks as the config file.
+ * Returns 0, or -EINVAL with a static one-line reason in *ret_reason ("invalid size"). */
+int config_parse_policy_key(struct policy *p, enum policy_key k, const char *value,
+                            const char **ret_reason);
+/* Formats key k of p as the config file writes it ("64M", "2min", "0.1%"). Returns buf. */
+const char *policy_key_format(char *buf, size_t size, const struct policy *p, enum policy_key k);
 /* Returns "Interval" etc., or NULL. */
 const char *daemon_key_to_string(enum daemon_key k);
 

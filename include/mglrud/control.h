@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mglrud/cgroup.h"
@@ -32,6 +33,8 @@ struct control_snapshot {
         uint64_t stream_files;     /* one-shot stream files dropped (or advised), cumulative */
         uint64_t stream_dropped_bytes; /* … bytes asked to drop (POSIX_FADV_DONTNEED), cumulative */
         bool paused;               /* paused for this cgroup (not counting a daemon-wide pause) */
+        char overrides[_POLICY_KEY_MAX][64]; /* runtime overrides, "MaxStep=32M", in key order */
+        size_t n_overrides;
 };
 
 /* Runs sample -> decide -> act -> report for cg. Returns 0 (also when cg vanished: cg->vanished
@@ -48,6 +51,25 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
 /* Pauses (no decisions, no writes; samples are still taken) or resumes cg. Returns 0 or
  * -ENOMEM. */
 int control_cgroup_set_paused(struct cgroup *cg, bool paused);
+
+/* Applies cg's runtime overrides over cg->policy, once a rescan has set it from the
+ * configuration (so they survive rescans and reloads). */
+void control_cgroup_apply_overrides(struct cgroup *cg);
+
+/* Sets the runtime override of policy key k for cg to value, parsed with the configuration's
+ * own parser, or removes it when value is "" or NULL; cg->policy becomes base (the configured
+ * policy, config_policy_for()) with the overrides applied. Returns 0, -ENOMEM, or -EINVAL
+ * with a static reason in *ret_reason (the parser's, or a MinColdAge/MaxColdAge conflict);
+ * nothing changes on error. */
+int control_cgroup_set_override(struct cgroup *cg, const struct policy *base, enum policy_key k,
+                                const char *value, const char **ret_reason);
+
+/* Computes cg's advisory decision now, without side effects: reads cg, decides on its previous
+ * sample and a copy of its policy state with Mode=advise, and formats the decision into buf
+ * (decision_format()). Nothing is written and the controller state is not changed. Returns 0,
+ * -ENOENT when cg vanished, or another negative errno. */
+int control_cgroup_advise(const struct manager *m, struct cgroup *cg, uint64_t now_usec,
+                          char *buf, size_t size);
 
 struct actuator_job;
 /* Measures and reports a finished actuator job on the event loop's thread (the actuator's

@@ -3,28 +3,9 @@
 # (text and JSON), metrics, pause/resume as root, refusal for an unprivileged caller, clean exit.
 set -euo pipefail
 mglrud=$1 ctl=$2 tree=$3
-tmp=$(mktemp -d)
-chmod 755 "$tmp" # the unprivileged caller must reach the socket
-pid=
-cleanup() {
-        [[ -n $pid ]] && kill "$pid" 2>/dev/null || true
-        rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; echo "--- daemon log:"; cat "$tmp/log" || true; exit 1; }
-
-"$mglrud" --interval 1s --dry-run --runtime-dir "$tmp" --metrics-file "$tmp/mglrud.prom" \
-        --config "$tree/mglrud.conf" --cgroup-root "$tree/cgroup" \
-        --debugfs-root "$tree/debugfs" --proc-root "$tree/proc" >"$tmp/log" 2>&1 &
-pid=$!
-ctl() { "$ctl" --runtime-dir "$tmp" "$@"; }
-
-# The socket appears before the first cycle; estimates after the second (the first is warmup).
-for _ in $(seq 100); do
-        [[ -S $tmp/bus ]] && ctl metrics 2>/dev/null | grep -q '^mglrud_cold_bytes{' && break
-        sleep 0.1
-done
-[[ -S $tmp/bus ]] || fail "no socket $tmp/bus"
+. "$(dirname "$0")/lib-mglrud.sh"
+start_daemon --metrics-file "$tmp/mglrud.prom"
+wait_estimates
 [[ $(stat -c %a "$tmp/bus") == 666 ]] || fail "socket mode is $(stat -c %a "$tmp/bus")"
 
 out=$(ctl status) || fail "status exited $?"
