@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,8 +19,11 @@
 #include "mglrud/parse-util.h"
 #include "mglrud/streams.h"
 
-/* Rescan the tree at least this often, even when nothing told us it changed. */
-#define RESCAN_INTERVAL_USEC (30 * USEC_PER_SEC)
+/* Rescan the tree at least this often, even when nothing told us it changed (inotify is the
+ * fast path; this catches what it cannot see, e.g. a watch limit reached). */
+#define RESCAN_INTERVAL_USEC (60 * USEC_PER_SEC)
+#define CGROUP_WATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR | \
+                           IN_DONT_FOLLOW)
 
 void manager_init(struct manager *m, const struct manager_overrides *o, const char *config_file,
                   const char *dropin_dir) {
@@ -28,6 +33,7 @@ void manager_init(struct manager *m, const struct manager_overrides *o, const ch
                 .lrugen_write_fd = -1,
                 .host_psi_fd = -1,
                 .meminfo_fd = -1,
+                .inotify_fd = -1,
                 .rescan_needed = true,
                 .advice_out = stdout,
         };
@@ -67,6 +73,7 @@ void manager_done(struct manager *m) {
         close_fd(&m->lrugen_write_fd);
         close_fd(&m->host_psi_fd);
         close_fd(&m->meminfo_fd);
+        close_fd(&m->inotify_fd);
         read_buf_free(&m->lrugen_buf);
         lrugen_done(&m->lrugen);
         config_done(&m->config);
@@ -253,6 +260,12 @@ int manager_start(struct manager *m) {
                 return r;
         manager_open_lrugen(m);
         manager_probe(m);
+        /* Cgroups come and go with containers: inotify on every cgroup directory tells us at
+         * the next cycle instead of the next periodic rescan. */
+        m->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (m->inotify_fd < 0)
+                log_notice_errno(errno, "inotify unavailable (%m): new cgroups are found by the "
+                                        "periodic rescan only.");
         char ivl[32];
         format_duration(ivl, sizeof ivl, m->interval_usec);
         log_info("mglrud %s: cgroup root %s, %s, lru_gen %s%s, swap %s, interval %s.",
@@ -311,6 +324,40 @@ struct walk_ctx {
         size_t n, cap;
 };
 
+/* Watches one cgroup directory for children appearing or going (a repeated add is a no-op).
+ * Running out of watches is not fatal: the periodic rescan still finds everything. */
+static void watch_cgroup_dir(struct manager *m, const char *rel_path) {
+        char full[PATH_MAX];
+        if (m->inotify_fd < 0)
+                return;
+        snprintf(full, sizeof full, "%s%s", m->cgroup_root, strcmp(rel_path, "/") == 0 ? "" : rel_path);
+        if (inotify_add_watch(m->inotify_fd, full, CGROUP_WATCH_MASK) < 0 && errno == ENOSPC &&
+            !m->inotify_full) {
+                m->inotify_full = true;
+                log_notice("inotify watch limit reached (fs.inotify.max_user_watches): some new "
+                           "cgroups are noticed by the periodic rescan only.");
+        }
+}
+
+/* Returns true when inotify reported a directory created, removed or renamed under a watched
+ * cgroup since the last call (or lost events), draining the queue. */
+static bool cgroup_tree_changed(struct manager *m) {
+        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        bool changed = false;
+        ssize_t n;
+
+        if (m->inotify_fd < 0)
+                return false;
+        while ((n = read(m->inotify_fd, buf, sizeof buf)) > 0)
+                for (char *p = buf; p < buf + n;) {
+                        const struct inotify_event *ev = (const struct inotify_event *) p;
+                        if (ev->mask & (IN_ISDIR | IN_Q_OVERFLOW))
+                                changed = true;
+                        p += sizeof *ev + ev->len;
+                }
+        return changed;
+}
+
 static int walk_collect(const char *rel_path, uint64_t id, void *userdata) {
         struct walk_ctx *w = userdata;
         if (w->n == w->cap) {
@@ -327,6 +374,7 @@ static int walk_collect(const char *rel_path, uint64_t id, void *userdata) {
         if (!e->path)
                 return -ENOMEM;
         e->section = config_policy_for(&w->m->config, rel_path, &e->policy);
+        watch_cgroup_dir(w->m, rel_path);
         e->managed = e->section && e->policy.mode != POLICY_MODE_OFF;
         w->n++;
         return 0;
@@ -492,6 +540,8 @@ static void manager_read_lrugen(struct manager *m) {
 int manager_cycle(struct manager *m, uint64_t now_usec) {
         int r;
 
+        if (cgroup_tree_changed(m))
+                m->rescan_needed = true;
         if (m->rescan_needed || now_usec - m->last_rescan_usec >= RESCAN_INTERVAL_USEC) {
                 r = manager_rescan(m, now_usec);
                 if (r == -ENOMEM)

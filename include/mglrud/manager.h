@@ -63,6 +63,8 @@ struct manager {
         bool lrugen_valid;          /* this cycle's parse succeeded */
 
         int host_psi_fd, meminfo_fd;
+        int inotify_fd;             /* watches every cgroup directory for mkdir/rmdir */
+        bool inotify_full;          /* the watch limit was hit (logged once) */
         struct host_reading host_prev, host_cur;
         bool has_host_prev;
 

@@ -1,0 +1,44 @@
+#!/bin/bash
+# Discovery follows mkdir/rmdir through inotify: a cgroup created under a watched directory is
+# managed by the next cycle and a removed one is dropped, long before the 60 s periodic rescan.
+set -euo pipefail
+mglrud=$1 ctl=$2 fixture=$3
+source "$(dirname "$0")/lib-mglrud.sh"
+
+tree=$tmp/tree
+cp -a "$fixture" "$tree"
+cat > "$tree/mglrud.conf" <<'EOC'
+[Defaults]
+MinColdAge=10s
+MaxColdAge=10s
+
+[/work load.slice/*]
+Mode=advise
+EOC
+start_daemon
+wait_estimates
+ctl dump | grep -q -- '-> /work load.slice/a b' || fail "a b not managed at start"
+ctl dump | grep -q -- '-> /work load.slice/new' && fail "new managed before it exists"
+
+# A new cgroup, as a container runtime would create it (the fixture's files stand in for the
+# kernel's).
+mkdir "$tree/cgroup/work load.slice/new"
+cp "$tree/cgroup/work load.slice/b/"memory.* "$tree/cgroup/work load.slice/new/"
+t0=$(date +%s%N)
+for _ in $(seq 50); do
+        ctl dump | grep -q -- '-> /work load.slice/new' && break
+        sleep 0.1
+done
+ctl dump | grep -q -- '-> /work load.slice/new' || fail "new cgroup not managed within 5 s"
+echo "new cgroup managed after $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+
+rm -rf "$tree/cgroup/work load.slice/new"
+for _ in $(seq 50); do
+        ctl dump | grep -q -- '-> /work load.slice/new' || break
+        sleep 0.1
+done
+ctl dump | grep -q -- '-> /work load.slice/new' && fail "removed cgroup still managed after 5 s"
+grep -q "No longer managing /work load.slice/new" "$tmp/log" || fail "no log line for the removal"
+kill "$pid"; wait "$pid" || fail "mglrud exit status $?"
+pid=
+echo "discovery follows mkdir and rmdir"
