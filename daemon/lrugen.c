@@ -450,17 +450,15 @@ static int parse_all(struct parser *ps, const char *buf, size_t len) {
 
         if (len == 0)
                 return -EINVAL;
-        while (pos < len) {
-                const char *line = buf + pos;
-                const char *nl = memchr(line, '\n', len - pos);
-                if (!nl)
-                        return -EINVAL; /* every line ends in '\n': this one was cut */
-                size_t llen = (size_t) (nl - line);
+        const char *line;
+        size_t llen;
+        while ((r = next_line(buf, len, &pos, &line, &llen)) > 0) {
                 r = parse_line(ps, line, llen);
                 if (r < 0)
                         return r;
-                pos += llen + 1;
         }
+        if (r < 0)
+                return r;
         r = finish_rec(ps);
         if (r < 0)
                 return r;

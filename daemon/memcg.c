@@ -32,15 +32,7 @@ int memcg_value_parse(const char *buf, size_t len, uint64_t *ret) {
 }
 
 int memcg_value_read(int fd, uint64_t *ret) {
-        /* These files hold one number: a stack buffer would do, but read_full_fd is the one
-         * reader every module shares (and the one tests wrap). */
-        _cleanup_(read_buf_free) struct read_buf b = {};
-        int r;
-
-        r = read_full_fd(fd, &b);
-        if (r < 0)
-                return r;
-        return memcg_value_parse(b.data, b.len, ret);
+        return READ_AND_PARSE(fd, memcg_value_parse, ret);
 }
 
 enum {
@@ -93,16 +85,10 @@ int meminfo_parse(const char *buf, size_t len, struct meminfo *ret) {
 
         if (!buf)
                 return -EINVAL;
-        while (pos < len) {
-                const char *line = buf + pos;
-                const char *nl = memchr(line, '\n', len - pos);
-                /* The kernel ends every line with '\n': without one the read was cut short,
-                 * maybe in the middle of a number. */
-                if (!nl)
-                        return -EINVAL;
-                size_t llen = (size_t) (nl - line);
-                pos += llen + 1;
-
+        const char *line;
+        size_t llen;
+        int more;
+        while ((more = next_line(buf, len, &pos, &line, &llen)) > 0) {
                 const char *key;
                 size_t klen;
                 uint64_t value;
@@ -114,6 +100,8 @@ int meminfo_parse(const char *buf, size_t len, struct meminfo *ret) {
                                 seen |= 1u << k;
                         }
         }
+        if (more < 0)
+                return -EINVAL;
         if (seen != (1u << _MEMINFO_MAX) - 1)
                 return -EINVAL;
         *ret = (struct meminfo) {
@@ -126,11 +114,5 @@ int meminfo_parse(const char *buf, size_t len, struct meminfo *ret) {
 }
 
 int meminfo_read(int fd, struct meminfo *ret) {
-        _cleanup_(read_buf_free) struct read_buf b = {};
-        int r;
-
-        r = read_full_fd(fd, &b);
-        if (r < 0)
-                return r;
-        return meminfo_parse(b.data, b.len, ret);
+        return READ_AND_PARSE(fd, meminfo_parse, ret);
 }

@@ -80,16 +80,10 @@ int memstat_parse(const char *buf, size_t len, struct memstat *ret) {
 
         if (!buf || len == 0)
                 return -EINVAL;
-        while (pos < len) {
-                const char *line = buf + pos;
-                const char *nl = memchr(line, '\n', len - pos);
-                /* The kernel ends every line with '\n': without one the read was cut short,
-                 * maybe in the middle of a number. */
-                if (!nl)
-                        return -EINVAL;
-                size_t llen = (size_t) (nl - line);
-                pos += llen + 1;
-
+        const char *line;
+        size_t llen;
+        int more;
+        while ((more = next_line(buf, len, &pos, &line, &llen)) > 0) {
                 uint64_t v;
                 int k = memstat_parse_line(line, llen, &v);
                 if (k == -ENOENT)
@@ -99,18 +93,14 @@ int memstat_parse(const char *buf, size_t len, struct memstat *ret) {
                 s.value[k] = v;
                 s.present |= UINT32_C(1) << k;
         }
+        if (more < 0)
+                return -EINVAL;
         *ret = s;
         return 0;
 }
 
 int memstat_read(int fd, struct memstat *ret) {
-        _cleanup_(read_buf_free) struct read_buf b = {};
-        int r;
-
-        r = read_full_fd(fd, &b);
-        if (r < 0)
-                return r;
-        return memstat_parse(b.data, b.len, ret);
+        return READ_AND_PARSE(fd, memstat_parse, ret);
 }
 
 bool memstat_get(const struct memstat *s, enum memstat_key k, uint64_t *ret_value) {

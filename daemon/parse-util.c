@@ -338,3 +338,16 @@ const char *format_duration(char *buf, size_t size, uint64_t usec) {
         snprintf(buf, size, "%" PRIu64 "us", usec);
         return buf;
 }
+
+int next_line(const char *buf, size_t len, size_t *pos, const char **ret_line, size_t *ret_len) {
+        if (*pos >= len)
+                return 0;
+        const char *line = buf + *pos;
+        const char *nl = memchr(line, '\n', len - *pos);
+        if (!nl)
+                return -EINVAL;
+        *ret_line = line;
+        *ret_len = (size_t) (nl - line);
+        *pos += *ret_len + 1;
+        return 1;
+}

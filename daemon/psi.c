@@ -62,16 +62,10 @@ int psi_parse(const char *buf, size_t len, struct psi *ret) {
 
         if (!buf)
                 return -EINVAL;
-        while (pos < len) {
-                const char *line = buf + pos;
-                const char *nl = memchr(line, '\n', len - pos);
-                /* The kernel ends every line with '\n': without one the read was cut short,
-                 * maybe in the middle of a number. */
-                if (!nl)
-                        return -EINVAL;
-                size_t llen = (size_t) (nl - line);
-                pos += llen + 1;
-
+        const char *line;
+        size_t llen;
+        int more;
+        while ((more = next_line(buf, len, &pos, &line, &llen)) > 0) {
                 struct psi_line *dst;
                 bool *seen;
                 if (llen >= 4 && memcmp(line, "some", 4) == 0) {
@@ -89,6 +83,8 @@ int psi_parse(const char *buf, size_t len, struct psi *ret) {
                         return -EINVAL;
                 *seen = true;
         }
+        if (more < 0)
+                return -EINVAL;
         if (!has_some)
                 return -EINVAL;
         *ret = p;
@@ -96,13 +92,7 @@ int psi_parse(const char *buf, size_t len, struct psi *ret) {
 }
 
 int psi_read(int fd, struct psi *ret) {
-        _cleanup_(read_buf_free) struct read_buf b = {};
-        int r;
-
-        r = read_full_fd(fd, &b);
-        if (r < 0)
-                return r;
-        return psi_parse(b.data, b.len, ret);
+        return READ_AND_PARSE(fd, psi_parse, ret);
 }
 
 static double stall_ratio(uint64_t prev_us, uint64_t cur_us, uint64_t wall_us) {

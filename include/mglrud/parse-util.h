@@ -32,6 +32,12 @@ int parse_percent(const char *s, double *ret_ratio);
 /* Parses yes/no/true/false/on/off/1/0. Returns 0/1, or -EINVAL. */
 int parse_boolean(const char *s);
 
+/* Takes the next line of buf[*pos..len): points *ret_line at it (without its '\n'), sets
+ * *ret_len and advances *pos past the newline. The kernel ends every line of its text files
+ * with '\n', so a last line without one means the read was cut short, maybe in the middle of a
+ * number. Returns 1 for a line, 0 at the end of buf, -EINVAL for a cut line. */
+int next_line(const char *buf, size_t len, size_t *pos, const char **ret_line, size_t *ret_len);
+
 /* Formats bytes as "1.5G"/"512M"/"12K"/"100B" into buf. Returns buf. */
 const char *format_bytes(char *buf, size_t size, uint64_t bytes);
 /* Formats a duration (usec) as "2min", "1.5s", "250ms" into buf. Returns buf. */

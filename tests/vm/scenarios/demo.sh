@@ -46,6 +46,8 @@ if command -v mglrud >/dev/null 2>&1; then
 		# What the operator sees: the daemon's own view over its bus socket.
 		mglructl status > /tmp/mglructl-status.txt 2>&1
 		mglructl dump > /tmp/mglructl-dump.txt 2>&1
+		COLUMNS=120 mglructl top --once > /tmp/mglructl-top.txt 2>&1
+		result_file mglructl-top.txt /tmp/mglructl-top.txt
 		result_file mglructl-status.txt /tmp/mglructl-status.txt
 		result_file mglructl-dump.txt /tmp/mglructl-dump.txt
 		[ -e /tmp/mglrud.prom ] && result_file mglrud.prom /tmp/mglrud.prom
@@ -73,6 +75,7 @@ if [ "$DAEMON" = ran ]; then
 		adv=$(grep "^/$cg: cold " /tmp/mglrud.log | tail -n 1 | sed "s|^/$cg: ||")
 		[ -n "$adv" ] && echo "MGLRUD-DEMO: mglrud advice for /$cg: $adv"
 	done
+	[ -s /tmp/mglructl-top.txt ] && sed 's/^/MGLRUD-DEMO: /' /tmp/mglructl-top.txt | head -n 12
 	[ -s /tmp/mglructl-dump.txt ] && sed 's/^/MGLRUD-DEMO: | /' /tmp/mglructl-dump.txt | head -n 40
 fi
 echo "MGLRUD-DEMO: batch hot loop: $(event_get /tmp/batch.log report hot_touches_per_s) touches/s; web p99 read: $(event_get /tmp/web.log report p99_us) us"
