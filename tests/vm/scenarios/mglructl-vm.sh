@@ -48,12 +48,29 @@ ctl dump > /tmp/dump.txt 2>&1; rc_dump=$?
 ctl metrics > /tmp/metrics.txt 2>&1; rc_metrics=$?
 ctl --json dump > /tmp/dump.json 2>&1; rc_json=$?
 # An unprivileged caller may read but not steer.
-timeout 30 /usr/local/bin/setpriv --reuid=65534 --regid=65534 --clear-groups mglructl --runtime-dir /run/mglrud pause > /tmp/nobody.txt 2>&1
-rc_nobody=$?
+ctl advise > /tmp/advise.txt 2>&1; rc_advise=$?
+ctl set "/$CG" MaxStep=8M > /tmp/set.txt 2>&1; rc_set=$?
+ctl dump > /tmp/dump-set.txt 2>&1
+ctl set "/$CG" MaxStep=12Q > /tmp/set-bad.txt 2>&1; rc_set_bad=$?
+ctl reload > /tmp/reload.txt 2>&1; rc_reload=$?
+ctl dump > /tmp/dump-reloaded.txt 2>&1
+COLUMNS=120 ctl top --once > /tmp/top.txt 2>&1; rc_top=$?
+# Every changing method is refused to an unprivileged caller; reads are open.
+nobody() { timeout 30 /usr/local/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \
+	mglructl --runtime-dir /run/mglrud "$@"; }
+rc_nobody=""
+for cmd in pause resume reload "set /$CG MaxStep=4M"; do
+	# shellcheck disable=SC2086
+	nobody $cmd >> /tmp/nobody.txt 2>&1
+	rc_nobody="$rc_nobody $?"
+done
+nobody status > /dev/null 2>&1; rc_nobody_status=$?
 kill "$D_PID"; wait "$D_PID"; rc_daemon=$?
-for f in status-paused.txt status.txt dump.txt dump-paused.txt metrics.txt mglrud.log nobody.txt; do result_file "$f" "/tmp/$f"; done
+for f in status-paused.txt status.txt dump.txt dump-paused.txt metrics.txt mglrud.log nobody.txt \
+	advise.txt dump-set.txt set-bad.txt dump-reloaded.txt top.txt; do result_file "$f" "/tmp/$f"; done
 result pgsteal_paused "$steal0 -> $steal1"
 result pgsteal_resumed "$steal1 -> $steal2"
+result rcs2 "advise=$rc_advise set=$rc_set set_bad=$rc_set_bad reload=$rc_reload top=$rc_top nobody=[$rc_nobody ] nobody_status=$rc_nobody_status"
 result rcs "status_paused=$rc_status_paused pause=$rc_pause resume=$rc_resume status=$rc_status dump=$rc_dump metrics=$rc_metrics json=$rc_json nobody=$rc_nobody daemon=$rc_daemon"
 log "status:"; cat /tmp/status.txt
 log "dump:"; cat /tmp/dump.txt
@@ -68,8 +85,19 @@ grep -qF "/$CG" /tmp/dump.txt || fail "dump does not list /$CG"
 assert_eq "$rc_metrics" 0 "mglructl metrics"
 grep -q "^mglrud_reclaimed_bytes_total{cgroup=\"/$CG\",type=\"anon\"} [1-9]" /tmp/metrics.txt || fail "metrics do not show anon reclaimed"
 assert_eq "$rc_json" 0 "mglructl --json dump"
+assert_eq "$rc_advise" 0 "mglructl advise"
+grep -qF "/$CG" /tmp/advise.txt || fail "advise does not list /$CG"
+assert_eq "$rc_set" 0 "mglructl set MaxStep=8M"
+grep -q "MaxStep=8M (runtime override)" /tmp/dump-set.txt || fail "dump does not show the override"
+assert_eq "$rc_set_bad" 1 "an invalid value is refused"
+grep -q "MaxStep=12Q: invalid size" /tmp/set-bad.txt || fail "no parser message for MaxStep=12Q"
+assert_eq "$rc_reload" 0 "mglructl reload"
+grep -q "MaxStep=8M (runtime override)" /tmp/dump-reloaded.txt || fail "override lost on reload"
+assert_eq "$rc_top" 0 "mglructl top --once"
+grep -qF "/$CG" /tmp/top.txt || fail "top does not list /$CG"
 if [ -x /usr/local/bin/setpriv ]; then
-	assert_eq "$rc_nobody" 4 "unprivileged pause must be refused (exit 4)"
+	assert_eq "$rc_nobody" " 4 4 4 4" "unprivileged pause/resume/reload/set must be refused (exit 4)"
+	assert_eq "$rc_nobody_status" 0 "unprivileged status must work"
 fi
 assert_eq "$rc_daemon" 0 "mglrud exit status on SIGTERM"
 pass "bus API works on the real kernel; pause stops reclaim"
