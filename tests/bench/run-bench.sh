@@ -9,7 +9,8 @@
 #     none (kernel alone), active (mglrud Mode=active, lru_gen), pressure (Mode=pressure, TMO).
 # s4: Mode=advise for a while, its "cold anon X" estimate, then SIGHUP to Mode=active and what
 #     active reclaims (pgsteal_proactive, swap) on the same workload.
-# s3: swappiness sweep (1, 100, 200) on the mixed workload: anon share of what mglrud
+# s3: swappiness sweep (--sweep LIST, default 1,36,71,106,141,176,200) on the mixed workload:
+#     anon share of what mglrud
 #     (Mode=active, Swappiness=N) reclaimed vs one kernel memory.reclaim "64M swappiness=N".
 # Prints markdown tables; per-run results and logs are kept under --out (default
 # build/bench-<date>). --runs N repeats each s1 variant and prints medians. --report-only
@@ -17,7 +18,8 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-BUILD="$ROOT/build" SHORT=0 OUT="" RUNS=1 WHAT="" REPORT_ONLY=0
+BUILD="$ROOT/build" SHORT=0 OUT="" RUNS=1 SWEEP=1,36,71,106,141,176,200
+WHAT="" REPORT_ONLY=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build-dir) BUILD="$2"; shift 2 ;;
@@ -26,6 +28,7 @@ while [ $# -gt 0 ]; do
 	--runs) RUNS="$2"; shift 2 ;;
 	--report-only) REPORT_ONLY=1; shift ;;
 	s1|s4|s3) WHAT="$WHAT $1"; shift ;;
+	--sweep) SWEEP="$2"; shift 2 ;;
 	-h|--help) sed -n '2,16p' "$0"; exit 0 ;;
 	*) echo "run-bench: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -91,13 +94,13 @@ if [[ " $WHAT " == *" s3 "* ]]; then
 	d="$OUT/s3"
 	echo "run-bench: s3" >&2
 	[ "$REPORT_ONLY" = 1 ] || "$RS" --build-dir "$BUILD" --timeout 900 --mem 1G --zram 768M --files-dir "$d" --log "$d.log" \
-		bench-s3 > "$d.out" 2>&1 || echo "run-bench: s3 failed (see $d.out)" >&2
+		--arg "sweep=$SWEEP" bench-s3 > "$d.out" 2>&1 || echo "run-bench: s3 failed (see $d.out)" >&2
 	echo
 	echo "S3 swappiness sweep, mixed workload (anon 100 MiB + 128 MiB page cache, both touched once): anon share of what was reclaimed"
 	echo
 	echo "| swappiness | kernel memory.reclaim 64M swappiness=N | mglrud Mode=active Swappiness=N (until 64 MiB stolen or 90 s) |"
 	echo "|---|---|---|"
-	for n in 1 100 200; do
+	for n in $(echo "$SWEEP" | tr ',' ' '); do
 		printf '| %s | %s | %s |\n' "$n" "$(get "$d.out" "s3_kernel_$n" | tr ',' ' ')" "$(get "$d.out" "s3_mglrud_$n" | tr ',' ' ')"
 	done
 fi
