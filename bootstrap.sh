@@ -64,18 +64,34 @@ run_demo() {
         fi
 }
 
+# Prints "passed failed skipped", summed over every meson test run in the log.
+meson_counts() {
+        awk '/^Ok:/ {ok+=$2} /^Expected Fail:/ {ok+=$3} /^Fail:/ {f+=$2} /^Unexpected Pass:/ {f+=$3}
+             /^Timeout:/ {f+=$2} /^Skipped:/ {s+=$2} END {print ok+0, f+0, s+0}' "$1"
+}
+
 run_tests() {
-        local log=$build/meson-test-output.txt rc=0
+        local log=$build/meson-test-output.txt vlog=$build/meson-valgrind-output.txt rc=0
         meson test -C "$build" --print-errorlogs --num-processes 2 2>&1 | tee "$log" || rc=$?
-        # meson prints "Ok: N", "Fail: N", "Skipped: N", ... ; CI reads one plain line.
-        local ok fail exp unexp timeout skipped
-        ok=$(awk '/^Ok:/ {print $2}' "$log" | tail -1)
-        exp=$(awk '/^Expected Fail:/ {print $3}' "$log" | tail -1)
-        fail=$(awk '/^Fail:/ {print $2}' "$log" | tail -1)
-        unexp=$(awk '/^Unexpected Pass:/ {print $3}' "$log" | tail -1)
-        timeout=$(awk '/^Timeout:/ {print $2}' "$log" | tail -1)
-        skipped=$(awk '/^Skipped:/ {print $2}' "$log" | tail -1)
-        echo "$(( ${ok:-0} + ${exp:-0} )) passed, $(( ${fail:-0} + ${unexp:-0} + ${timeout:-0} )) failed, ${skipped:-0} skipped"
+
+        # valgrind cannot run ASan binaries: the compiled tests and the daemon are checked again
+        # in a build without sanitizers.
+        local vbuild=$build-valgrind vgcmd
+        vgcmd="valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite -q"
+        vgcmd+=" --suppressions=$here/tests/valgrind.supp"
+        [ -f "$vbuild/build.ninja" ] ||
+                meson setup "$vbuild" "$here" -Db_sanitize=none -Dvm_tests=false >/dev/null
+        ninja -C "$vbuild" >/dev/null || ninja -C "$vbuild"
+        meson test -C "$vbuild" --print-errorlogs --num-processes 2 --suite memcheck \
+                --wrap "$vgcmd" >"$vlog" 2>&1 || rc=1
+        meson test -C "$vbuild" --print-errorlogs --suite valgrind-daemon >>"$vlog" 2>&1 || rc=1
+        cat "$vlog"
+
+        # meson prints "Ok: N", "Fail: N", ... per run; CI reads one plain line with the totals.
+        local a b
+        read -r -a a <<<"$(meson_counts "$log")"
+        read -r -a b <<<"$(meson_counts "$vlog")"
+        echo "$(( a[0] + b[0] )) passed, $(( a[1] + b[1] )) failed, $(( a[2] + b[2] )) skipped"
         return $rc
 }
 

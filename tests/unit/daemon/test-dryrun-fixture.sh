@@ -6,9 +6,11 @@ mglrud=$1 tree=$2
 out=$(mktemp) err=$(mktemp) trace=$(mktemp)
 trap 'rm -f "$out" "$err" "$trace"' EXIT
 
-run=("$mglrud" --once --dry-run --config "$tree/mglrud.conf" --cgroup-root "$tree/cgroup"
+# MGLRUD_TEST_WRAPPER (e.g. valgrind ...) runs the daemon under a checker.
+read -r -a wrapper <<<"${MGLRUD_TEST_WRAPPER:-}"
+run=("${wrapper[@]}" "$mglrud" --once --dry-run --config "$tree/mglrud.conf" --cgroup-root "$tree/cgroup"
      --debugfs-root "$tree/debugfs" --proc-root "$tree/proc")
-if command -v strace >/dev/null; then
+if [ ${#wrapper[@]} -eq 0 ] && command -v strace >/dev/null; then
         # LeakSanitizer cannot run under ptrace; leaks are covered by the other tests.
         ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=openat,open -o "$trace" "${run[@]}" >"$out" 2>"$err"
         if grep -E 'O_WRONLY|O_RDWR' "$trace" | grep -v -E '/dev/|/proc/self|\.asan|sanitizer'; then
