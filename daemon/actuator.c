@@ -25,6 +25,7 @@ struct actuator {
         struct actuator_job *done_head, *done_tail;   /* finished, for the event loop */
         unsigned pending;                             /* queued + running */
         bool stop;
+        bool force_dry_run;                           /* actuator_set_dry_run() */
         int efd;
         sd_event_source *source;
         actuator_done_fn done;
@@ -77,13 +78,19 @@ static bool cancelled(const bool *cancel) {
         return cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED);
 }
 
+/* Checked before every write: a reload to DryRun=yes stops the writes of jobs decided before. */
+static bool job_dry_run(const struct actuator_job *j) {
+        return j->dry_run ||
+               (j->force_dry_run && __atomic_load_n(j->force_dry_run, __ATOMIC_RELAXED));
+}
+
 /* One lru_gen command; evictions in chunks. Returns 0 or the first error. */
 static int run_lrugen_cmd(struct actuator_job *j, const struct lrugen_cmd *c, const bool *cancel) {
         uint64_t t0 = now_monotonic_usec();
         int r = 0;
 
         if (c->op == '+') {
-                r = actuate_lrugen(j->lrugen_fd, c, j->dry_run);
+                r = actuate_lrugen(j->lrugen_fd, c, job_dry_run(j));
         } else {
                 /* Repeating "- id node seq" is safe: once the generations up to seq are empty
                  * the kernel returns at once. */
@@ -94,7 +101,7 @@ static int run_lrugen_cmd(struct actuator_job *j, const struct lrugen_cmd *c, co
                         }
                         struct lrugen_cmd chunk = *c;
                         chunk.nr_pages = MIN(left, (uint64_t) ACTUATOR_CHUNK_PAGES);
-                        r = actuate_lrugen(j->lrugen_fd, &chunk, j->dry_run);
+                        r = actuate_lrugen(j->lrugen_fd, &chunk, job_dry_run(j));
                         left -= chunk.nr_pages;
                 }
         }
@@ -116,7 +123,7 @@ static int run_reclaim(struct actuator_job *j, const struct reclaim_req *req, co
                 }
                 struct reclaim_req chunk = *req;
                 chunk.bytes = MIN(left, chunk_bytes);
-                r = actuate_reclaim(j->dirfd, &chunk, j->dry_run);
+                r = actuate_reclaim(j->dirfd, &chunk, job_dry_run(j));
                 left -= chunk.bytes;
                 if (r < 0)
                         break;
@@ -262,6 +269,7 @@ int actuator_submit(struct actuator *a, struct actuator_job *j) {
                 return -ESHUTDOWN;
         }
         j->next = NULL;
+        j->force_dry_run = &a->force_dry_run;
         if (a->queue_tail)
                 a->queue_tail->next = j;
         else
@@ -271,6 +279,11 @@ int actuator_submit(struct actuator *a, struct actuator_job *j) {
         pthread_cond_signal(&a->wake);
         pthread_mutex_unlock(&a->lock);
         return 0;
+}
+
+void actuator_set_dry_run(struct actuator *a, bool dry_run) {
+        if (a)
+                __atomic_store_n(&a->force_dry_run, dry_run, __ATOMIC_RELAXED);
 }
 
 unsigned actuator_pending(struct actuator *a) {

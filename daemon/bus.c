@@ -36,13 +36,20 @@ struct bus_server {
 static int check_root(sd_bus_message *msg, sd_bus_error *error) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *c = NULL;
         uid_t uid;
-        int r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EUID, &c);
+        int r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_UID | SD_BUS_CREDS_EUID, &c);
         if (r < 0)
                 return r;
-        r = sd_bus_creds_get_euid(c, &uid);
-        if (r < 0)
-                return r;
-        if (uid != 0)
+        /* Only an id the transport vouches for counts (SO_PEERCRED on the private socket, the
+         * bus daemon's UnixUserID on the system bus): one read later from /proc/PID
+         * ("augmented") is racy against PID reuse and must not grant anything. */
+        uint64_t augmented = sd_bus_creds_get_augmented_mask(c);
+        if (!(augmented & SD_BUS_CREDS_EUID) && sd_bus_creds_get_euid(c, &uid) >= 0)
+                r = 0;
+        else if (!(augmented & SD_BUS_CREDS_UID) && sd_bus_creds_get_uid(c, &uid) >= 0)
+                r = 0;
+        else
+                r = -EPERM;
+        if (r < 0 || uid != 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
                                          "%s requires root.", sd_bus_message_get_member(msg));
         return 0;
@@ -304,8 +311,10 @@ static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *er
 static int accept_connection(struct bus_server *b, int fd) {
         _cleanup_(sd_bus_unrefp) sd_bus *bus = NULL;
         int r;
-        if ((r = sd_bus_new(&bus)) < 0)
+        if ((r = sd_bus_new(&bus)) < 0) {
+                close(fd);
                 return r;
+        }
         if ((r = sd_bus_set_fd(bus, fd, fd)) < 0) {
                 close(fd);
                 return r;

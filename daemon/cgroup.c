@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mglrud/fileio.h"
@@ -60,6 +61,15 @@ int cgroup_open(const char *root, const char *path, uint64_t id, struct cgroup *
                 int r = negative_errno();
                 cgroup_free(cg);
                 return errno_is_vanished(r) ? -ENOENT : r;
+        }
+        /* The walk took the id from an earlier stat: if the directory was removed and another
+         * created under the same name since, this is not the cgroup called id (its writes
+         * would go to the wrong cgroup). Treat it as vanished; the next rescan finds the new
+         * one under its own id. */
+        struct stat st;
+        if (fstat(cg->dirfd, &st) < 0 || (uint64_t) st.st_ino != id) {
+                cgroup_free(cg);
+                return -ENOENT;
         }
         for (int i = 0; i < _CGROUP_FILE_MAX; i++) {
                 cg->fds[i] = openat(cg->dirfd, cgroup_file_names[i], O_RDONLY | O_CLOEXEC);

@@ -135,7 +135,10 @@ static int walk_libcgroup(const char *mount, cgroupfs_walk_fn fn, void *userdata
                         char relbuf[PATH_MAX];
 
                         /* libcgroup hands out "/mnt/a/" style paths; normalize to "/a". */
-                        snprintf(relbuf, sizeof relbuf, "%s%s", rel[0] == '/' ? "" : "/", rel);
+                        int n = snprintf(relbuf, sizeof relbuf, "%s%s", rel[0] == '/' ? "" : "/",
+                                         rel);
+                        if (n < 0 || (size_t) n >= sizeof relbuf)
+                                goto next; /* a truncated path names another cgroup */
                         size_t l = strlen(relbuf);
                         while (l > 1 && relbuf[l - 1] == '/')
                                 relbuf[--l] = '\0';
@@ -149,6 +152,7 @@ static int walk_libcgroup(const char *mount, cgroupfs_walk_fn fn, void *userdata
                                 break;
                         }
                 }
+        next:
                 r = cgroup_walk_tree_next(0, &handle, &info, base_level);
                 if (r != 0) {
                         /* ECGEOF ends every walk; its cgroup_strerror() text is misleading. */

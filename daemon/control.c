@@ -26,6 +26,7 @@ struct control_state {
         bool paused;                   /* Pause(): sample, but do not decide or act */
         bool skipped;                  /* the last cycle was skipped because of a pause */
         bool in_flight;                /* a job with this cgroup's writes is queued or running */
+        uint64_t in_flight_token;      /* that job's token (unique for the daemon's lifetime) */
         struct cgroup_reading before;  /* the reading the in-flight decision was made on */
         struct policy overrides;       /* runtime overrides (Set()): the keys in override_mask */
         uint32_t override_mask;        /* (1u << enum policy_key); lost on restart only */
@@ -233,8 +234,11 @@ void control_job_done(struct actuator_job *j, void *userdata) {
         struct control_state *s = cg ? cg->userdata : NULL;
         uint64_t got_anon = 0, got_file = 0;
 
-        if (!s) {
-                actuator_job_free(j); /* the cgroup went away meanwhile */
+        if (!s || !s->in_flight || s->in_flight_token != j->token) {
+                /* The cgroup went away meanwhile, or stopped being managed and came back with
+                 * a fresh state (same id): this job is not the one its state waits for, and
+                 * s->before belongs to another job (or to none). */
+                actuator_job_free(j);
                 return;
         }
         s->in_flight = false;
@@ -301,10 +305,13 @@ static int submit(struct manager *m, struct cgroup *cg, struct control_state *s,
                                                   m->dry_run, d);
         if (!j)
                 return -ENOMEM;
+        static uint64_t next_token;
         j->advise_ageing = advise_ageing;
         j->submitted_usec = cur->now_usec;
+        j->token = ++next_token;
         s->before = *cur;
         s->in_flight = true;
+        s->in_flight_token = j->token;
         if (!advise_ageing) {
                 s->prev = *cur;
                 s->has_prev = true;
@@ -371,10 +378,12 @@ int control_cgroup_cycle(struct manager *m, struct cgroup *cg, uint64_t now_usec
         s->last = d;
         s->has_last = true;
 
-        if (advise && !m->dry_run && d.n_age > 0) {
+        if (advise && !m->dry_run && d.n_age > 0 && m->caps.lrugen_write) {
                 /* Mode=advise still ages: ageing moves no page out of memory, and without it
                  * the generations say nothing about idle time, so the advice would be blind.
-                 * Only --dry-run/DryRun= promise that nothing at all is written. */
+                 * Only --dry-run/DryRun= promise that nothing at all is written. Where
+                 * lru_gen is read-only (lockdown) the advice shows ageing we cannot do: no
+                 * job, or every cycle would fail with EBADF and back off as an error. */
                 r = submit(m, cg, s, &cur, &d, true);
                 if (r < 0)
                         return r;

@@ -293,10 +293,17 @@ int manager_reload(struct manager *m) {
          * below (or the next cycle's, if it fails) finds the new ones. */
         for (size_t i = 0; i < m->n_cgroups; i++)
                 m->cgroups[i]->section = NULL;
+        bool was_dry_run = m->dry_run;
         r = manager_apply_settings(m);
+        /* DryRun= turned on: the writes decided before it must not happen either. */
+        actuator_set_dry_run(m->actuator, m->dry_run);
         if (r < 0)
                 return r;
         manager_open_lrugen(m);
+        /* In dry-run the capabilities were inferred, not probed: probe them now that we
+         * write (and infer again, without writing, when dry-run starts). */
+        if (was_dry_run != m->dry_run)
+                manager_probe(m);
         manager_open_streams(m);
         m->rescan_needed = true;
         /* Rescan now, so that bus calls before the next cycle see the new policies (and the
@@ -477,6 +484,9 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                 cg->policy = e->policy;
                 control_cgroup_apply_overrides(cg);
                 cg->seen = true;
+                /* Still in the tree under the same id: a write's ENOENT (e.g. no
+                 * memory.reclaim) did not mean it was gone. A real removal shows again. */
+                cg->vanished = false;
                 cg->n_covered = 0;
         }
 

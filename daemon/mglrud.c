@@ -162,7 +162,12 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
                         log_warning_errno(r, "Cannot write metrics to %s: %m", arg_metrics_file);
                 last_error = MIN(r, 0);
         }
-        sd_event_source_set_time(s, usec + m->interval_usec);
+        /* Keep the cadence, but after a cycle that overran (a slow read, a stalled host) do
+         * not fire back to back to catch up: the next sample must cover a real interval. */
+        uint64_t now = now_monotonic_usec(), next = usec + m->interval_usec;
+        if (next < now)
+                next = now + m->interval_usec;
+        sd_event_source_set_time(s, next);
         return 0;
 }
 

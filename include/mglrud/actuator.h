@@ -23,9 +23,11 @@ struct actuator_job {
         int dirfd;              /* the cgroup directory, owned by the job */
         int lrugen_fd;          /* /sys/kernel/debug/lru_gen for writing, owned by the job, or -1 */
         bool dry_run;
+        const bool *force_dry_run; /* set by actuator_submit(): a reload switched to dry-run */
         bool advise_ageing;     /* Mode=advise: only the ageing commands, nothing to report */
         struct decision decision;
         uint64_t submitted_usec;
+        uint64_t token;         /* the submitter's tag: matches the completion to its owner */
 
         /* results */
         unsigned failed;        /* writes that failed (a vanished cgroup is not a failure) */
@@ -60,6 +62,10 @@ int actuator_new(sd_event *e, actuator_done_fn done, void *userdata, struct actu
 
 /* Queues a job (ownership passes to the actuator). Returns 0, or -ESHUTDOWN once stopping. */
 int actuator_submit(struct actuator *a, struct actuator_job *j);
+
+/* Makes every queued job, and the rest of the running one, dry-run (or not: jobs submitted
+ * with dry_run keep it). For a reload that turns DryRun= on: nothing is written after it. */
+void actuator_set_dry_run(struct actuator *a, bool dry_run);
 
 /* Returns the number of jobs queued or running. */
 unsigned actuator_pending(struct actuator *a);
