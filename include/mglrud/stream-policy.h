@@ -10,8 +10,8 @@
  *    memory.current when unlimited): caching it only pushes other pages out. Its pages up to the
  *    reader minus a margin (readahead) are dropped.
  *  - many small files: a file read completely, sequentially, never re-inserted, at most
- *    1/16 of the cgroup's memory, while the cgroup is within 1/8 of memory.max and reads at least
- *    STREAM_SMALL_MIN_INFLOW of such files in one cycle. The whole file is dropped.
+ *    1/16 of the cgroup's memory, while the cgroup uses at least half of memory.max and reads
+ *    at least STREAM_SMALL_MIN_INFLOW of such files in one cycle. The whole file is dropped.
  * A file with re-inserted pages (read again after its pages went away, or read at random) is not
  * a stream, and never becomes one while its counters live. Anything else: unsure, nothing. */
 #pragma once

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Benchmarks of mglrud on Debian's 7.3 kernel in QEMU (TCG). Not part of `meson test`.
 #
-#   tests/bench/run-bench.sh [--build-dir DIR] [--short] [--out DIR] [--runs N] [s1] [s4] [s3]
+#   tests/bench/run-bench.sh [--build-dir DIR] [--short] [--out DIR] [--runs N] [s1] [s4] [s3] [s2]
 #
 # s1: anon tiers with zram (cold 240 MiB, warm 64 MiB touched every 30 s, hot 32 MiB, 180 s;
 #     --short: 90 s, offload read at 60 s, warm refaults counted after 60 s) under three
@@ -12,6 +12,12 @@
 # s3: swappiness sweep (--sweep LIST, default 1,36,71,106,141,176,200) on the mixed workload:
 #     anon share of what mglrud
 #     (Mode=active, Swappiness=N) reclaimed vs one kernel memory.reclaim "64M swappiness=N".
+# s2: hot 56 MiB file read at random (bursts of 2048 preads every 2 s, warmed by them for 20 s)
+#     + 480 MiB streamed once at 16 MiB/s, memcg memory.max 100M, one guest boot, a fresh
+#     cgroup per row: the hot reader alone, then per stream shape (big files; many small
+#     files) no daemon, mglrud Mode=active StreamProtection=no / yes, Mode=pressure (--short:
+#     240 MiB, big shape only);
+#     --s2-arg KEY=VALUE passes more arguments to tests/vm/scenarios/bench-s2.sh.
 # Prints markdown tables; per-run results and logs are kept under --out (default
 # build/bench-<date>). --runs N repeats each s1 variant and prints medians. --report-only
 # prints the tables again from an existing --out directory without booting anything.
@@ -19,7 +25,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 BUILD="$ROOT/build" SHORT=0 OUT="" RUNS=1 SWEEP=1,36,71,106,141,176,200
-WHAT="" REPORT_ONLY=0
+WHAT="" REPORT_ONLY=0 S2EXTRA=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build-dir) BUILD="$2"; shift 2 ;;
@@ -27,9 +33,10 @@ while [ $# -gt 0 ]; do
 	--out) OUT="$2"; shift 2 ;;
 	--runs) RUNS="$2"; shift 2 ;;
 	--report-only) REPORT_ONLY=1; shift ;;
-	s1|s4|s3) WHAT="$WHAT $1"; shift ;;
+	s1|s4|s3|s2) WHAT="$WHAT $1"; shift ;;
 	--sweep) SWEEP="$2"; shift 2 ;;
-	-h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+	--s2-arg) S2EXTRA+=(--arg "$2"); shift 2 ;;
+	-h|--help) sed -n '2,23p' "$0"; exit 0 ;;
 	*) echo "run-bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -102,6 +109,33 @@ if [[ " $WHAT " == *" s3 "* ]]; then
 	echo "|---|---|---|"
 	for n in $(echo "$SWEEP" | tr ',' ' '); do
 		printf '| %s | %s | %s |\n' "$n" "$(get "$d.out" "s3_kernel_$n" | tr ',' ' ')" "$(get "$d.out" "s3_mglrud_$n" | tr ',' ' ')"
+	done
+fi
+if [[ " $WHAT " == *" s2 "* ]]; then
+	d="$OUT/s2"
+	echo "run-bench: s2" >&2
+	if [ "$SHORT" = 1 ]; then S2ARGS=(--arg stream=240 --arg shapes=big); S2T=700; else S2ARGS=(); S2T=1500; fi
+	S2ARGS+=("${S2EXTRA[@]}")
+	[ "$REPORT_ONLY" = 1 ] || "$RS" --build-dir "$BUILD" --timeout "$S2T" --mem 1G --files-dir "$d" --log "$d.log" \
+		"${S2ARGS[@]}" bench-s2 > "$d.out" 2>&1 || echo "run-bench: s2 failed (see $d.out)" >&2
+	s2() { get "$d.out" "s2_$1_$2_$3"; }
+	bp50=$(s2 base none p50_us)
+	echo
+	echo "S2 hot file + one-shot stream, memory.max 100M ($(get "$d.out" s2_params)); targets (issue 6): min residency >= 95%, p50 <= 1.2x base, refaults <= 10% of none, avg memory.current <= none"
+	echo
+	echo "| stream | variant | hot resident at stream start / min / final | p50 (x base) / p99 hot read (us) | file refaults (vs none) | avg memory.current (MiB) | stream MiB/s | drops |"
+	echo "|---|---|---|---|---|---|---|---|"
+	for sh in base big small; do
+		for v in none noprot prot pressure; do
+			[ -n "$(s2 "$sh" "$v" p50_us)" ] || continue
+			rn=$(s2 "$sh" none refaults)
+			printf '| %s | %s | %s%% / %s%% / %s%% | %s (%s) / %s | %s (%s) | %s | %s | %s |\n' "$sh" "$v" \
+				"$(s2 "$sh" "$v" start_resident_pct)" "$(s2 "$sh" "$v" min_resident_pct)" "$(s2 "$sh" "$v" final_resident_pct)" \
+				"$(s2 "$sh" "$v" p50_us)" "$(awk -v a="$(s2 "$sh" "$v" p50_us)" -v b="$bp50" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "n/a" }')" \
+				"$(s2 "$sh" "$v" p99_us)" "$(s2 "$sh" "$v" refaults)" \
+				"$(awk -v a="$(s2 "$sh" "$v" refaults)" -v b="$rn" 'BEGIN { if (b > 0) printf "%.0f%%", 100 * a / b; else print "n/a" }')" \
+				"$(s2 "$sh" "$v" avg_current_mib)" "$(s2 "$sh" "$v" stream_mibs)" "$(s2 "$sh" "$v" drops)"
+		done
 	done
 fi
 echo

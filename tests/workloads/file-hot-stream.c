@@ -1,9 +1,12 @@
 /* file-hot-stream: a hot file read at random while a cold stream is read once.
  *
- * The main thread does random --read-size preads over the hot file without pause (after
- * reading it once sequentially, unless --no-prefill) and times each one. A second thread reads
- * the stream once, front to back: one large file (--stream FILE) or every regular file of a
- * directory in name order (--stream DIR, "many small files"). --no-stream is the baseline.
+ * The main thread does random --read-size preads over the hot file (or its first --hot-size
+ * MiB) after reading it once sequentially (unless --no-prefill) and times each one: without
+ * pause by default, at most --hot-rate reads/s, and/or in bursts of --hot-burst reads every
+ * --hot-period seconds (a cache that is hot but not touched every millisecond). A second thread
+ * reads the stream once, front to back: one large file (--stream FILE) or every regular file of
+ * a directory in name order (--stream DIR, "many small files"); --stream may be repeated to read
+ * several paths in sequence, and --stream-max caps the total. --no-stream is the baseline.
  *
  * Events: "ready" after the prefill, "stream_done" when the stream has been read, "report"
  * every --report seconds (latency percentiles of the window, in microseconds) and "final"
@@ -29,19 +32,29 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: file-hot-stream --hot FILE [--stream FILE|DIR | --no-stream] [options]\n"
 		"  -f, --hot FILE          hot file, read at random\n"
-		"  -s, --stream PATH       file, or directory of files, read once sequentially\n"
+		"  -s, --stream PATH       file, or directory of files, read once sequentially;\n"
+		"                          repeat to read several paths in sequence\n"
+		"  -M, --stream-max MIB    stop the stream after MIB MiB, 0 = no cap (default 0)\n"
 		"  -n, --no-stream         baseline: no stream\n"
 		"  -D, --stream-delay S    start the stream S seconds after ready (default 2)\n"
 		"  -R, --stream-rate MIBS  cap the stream at MIBS MiB/s, 0 = no cap (default 0)\n"
 		"  -b, --read-size BYTES   hot read size (default 4096)\n"
+		"  -S, --hot-size MIB      read only the first MIB MiB of the hot file (default: all)\n"
+		"  -Q, --hot-rate N        at most N hot reads per second, 0 = no cap (default 0)\n"
+		"  -T, --hot-period S      hot reads in bursts every S seconds, 0 = continuous (default 0)\n"
+		"  -B, --hot-burst N       reads per burst with --hot-period (default 1024)\n"
 		"  -d, --duration S        run time after ready, 0 = until SIGTERM (default 30)\n"
 		"  -r, --report S          report interval (default 5)\n"
 		"  -P, --no-prefill        do not read the hot file once before starting\n"
 		"  -h, --help\n");
 }
 
-static const char *stream_path;
+#define MAX_STREAMS 16
+static const char *stream_paths[MAX_STREAMS];
+static int nstreams;
 static double stream_rate;
+static unsigned long long stream_max;
+static double stream_t0, stream_t1;
 static atomic_ullong stream_bytes;
 static atomic_int stream_done;
 static atomic_ullong stream_files;
@@ -59,6 +72,8 @@ static void stream_fd(int fd, char *buf, size_t bufsz, double t_start)
 			break;
 		unsigned long long done = atomic_fetch_add(&stream_bytes, (unsigned long long)n) +
 					  (unsigned long long)n;
+		if (stream_max && done >= stream_max)
+			break;
 		if (stream_rate > 0) {
 			double due = t_start + (double)done / (stream_rate * 1048576.0);
 			double now = wl_now();
@@ -73,19 +88,15 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void *stream_main(void *arg)
+static bool stream_full(void)
 {
-	double delay = *(double *)arg;
-	size_t bufsz = 128 << 10;
-	char *buf = malloc(bufsz);
-	struct stat st;
-	double t_start;
+	return wl_stop || (stream_max && atomic_load(&stream_bytes) >= stream_max);
+}
 
-	if (!buf)
-		wl_die(ENOMEM, "malloc");
-	for (double end = wl_now() + delay; wl_now() < end && !wl_stop;)
-		usleep(10000);
-	t_start = wl_now();
+static void stream_one(const char *stream_path, char *buf, size_t bufsz, double t_start)
+{
+	struct stat st;
+
 	if (stat(stream_path, &st) < 0)
 		wl_die(errno, "stat %s", stream_path);
 	if (S_ISDIR(st.st_mode)) {
@@ -109,7 +120,11 @@ static void *stream_main(void *arg)
 		}
 		closedir(d);
 		qsort(names, n, sizeof(*names), name_cmp);
-		for (size_t i = 0; i < n && !wl_stop; i++) {
+		for (size_t i = 0; i < n; i++) {
+			if (stream_full()) {
+				free(names[i]);
+				continue;
+			}
 			int fd = openat(AT_FDCWD, stream_path, O_RDONLY | O_DIRECTORY);
 			int ffd;
 			if (fd < 0)
@@ -134,6 +149,22 @@ static void *stream_main(void *arg)
 		atomic_fetch_add(&stream_files, 1);
 		close(fd);
 	}
+}
+
+static void *stream_main(void *arg)
+{
+	double delay = *(double *)arg;
+	size_t bufsz = 128 << 10;
+	char *buf = malloc(bufsz);
+
+	if (!buf)
+		wl_die(ENOMEM, "malloc");
+	for (double end = wl_now() + delay; wl_now() < end && !wl_stop;)
+		usleep(10000);
+	stream_t0 = wl_now();
+	for (int i = 0; i < nstreams && !stream_full(); i++)
+		stream_one(stream_paths[i], buf, bufsz, stream_t0);
+	stream_t1 = wl_now();
 	free(buf);
 	atomic_store(&stream_done, 1);
 	return NULL;
@@ -167,7 +198,12 @@ int main(int argc, char **argv)
 		{ "no-stream", no_argument, NULL, 'n' },
 		{ "stream-delay", required_argument, NULL, 'D' },
 		{ "stream-rate", required_argument, NULL, 'R' },
+		{ "stream-max", required_argument, NULL, 'M' },
 		{ "read-size", required_argument, NULL, 'b' },
+		{ "hot-size", required_argument, NULL, 'S' },
+		{ "hot-rate", required_argument, NULL, 'Q' },
+		{ "hot-period", required_argument, NULL, 'T' },
+		{ "hot-burst", required_argument, NULL, 'B' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "report", required_argument, NULL, 'r' },
 		{ "no-prefill", no_argument, NULL, 'P' },
@@ -176,21 +212,30 @@ int main(int argc, char **argv)
 	};
 	const char *hot_path = NULL;
 	bool no_stream = false, prefill = true;
-	double delay = 2, duration = 30, report_iv = 5;
-	uint64_t rsize = 4096;
+	double delay = 2, duration = 30, report_iv = 5, hot_rate = 0, hot_period = 0;
+	uint64_t rsize = 4096, hot_mib = 0, hot_burst = 1024;
 	static struct wl_hist win, all;
 	pthread_t th;
 	struct stat st;
 	int c, fd;
 
-	while ((c = getopt_long(argc, argv, "f:s:nD:R:b:d:r:Ph", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:s:nD:R:M:b:S:Q:T:B:d:r:Ph", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': hot_path = optarg; break;
-		case 's': stream_path = optarg; break;
+		case 's':
+			if (nstreams == MAX_STREAMS)
+				wl_die(0, "at most %d --stream paths", MAX_STREAMS);
+			stream_paths[nstreams++] = optarg;
+			break;
 		case 'n': no_stream = true; break;
 		case 'D': delay = wl_parse_double("--stream-delay", optarg); break;
 		case 'R': stream_rate = wl_parse_double("--stream-rate", optarg); break;
+		case 'M': stream_max = wl_parse_u64("--stream-max", optarg) << 20; break;
 		case 'b': rsize = wl_parse_u64("--read-size", optarg); break;
+		case 'S': hot_mib = wl_parse_u64("--hot-size", optarg); break;
+		case 'Q': hot_rate = wl_parse_double("--hot-rate", optarg); break;
+		case 'T': hot_period = wl_parse_double("--hot-period", optarg); break;
+		case 'B': hot_burst = wl_parse_u64("--hot-burst", optarg); break;
 		case 'd': duration = wl_parse_double("--duration", optarg); break;
 		case 'r': report_iv = wl_parse_double("--report", optarg); break;
 		case 'P': prefill = false; break;
@@ -198,8 +243,9 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind < argc || !hot_path || (!stream_path && !no_stream) ||
-	    (stream_path && no_stream) || rsize == 0 || report_iv <= 0) {
+	if (optind < argc || !hot_path || (!nstreams && !no_stream) || (nstreams && no_stream) ||
+	    rsize == 0 || report_iv <= 0 || hot_rate < 0 || hot_period < 0 ||
+	    (hot_period > 0 && hot_burst == 0)) {
 		usage(stderr);
 		return 2;
 	}
@@ -211,6 +257,8 @@ int main(int argc, char **argv)
 	if (fstat(fd, &st) < 0)
 		wl_die(errno, "fstat %s", hot_path);
 	size_t hsize = (size_t)st.st_size;
+	if (hot_mib && hot_mib << 20 < hsize)
+		hsize = (size_t)(hot_mib << 20);
 	if (hsize < rsize)
 		wl_die(0, "%s is smaller than --read-size", hot_path);
 	void *map = mmap(NULL, hsize, PROT_READ, MAP_SHARED, fd, 0);
@@ -229,30 +277,72 @@ int main(int argc, char **argv)
 
 	double t0 = wl_now();
 	int64_t res = wl_mincore(map, hsize);
-	printf("event=ready pid=%d hot_kib=%llu hot_resident_kib=%lld stream=%s\n", (int)getpid(),
-	       (unsigned long long)hot_pages * 4, (long long)(res < 0 ? -1 : res * 4),
-	       no_stream ? "none" : stream_path);
+	printf("event=ready pid=%d hot_kib=%llu hot_resident_kib=%lld stream=", (int)getpid(),
+	       (unsigned long long)hot_pages * 4, (long long)(res < 0 ? -1 : res * 4));
+	if (no_stream)
+		printf("none");
+	for (int i = 0; i < nstreams; i++)
+		printf("%s%s", i ? "," : "", stream_paths[i]);
+	printf("\n");
 	if (!no_stream && pthread_create(&th, NULL, stream_main, &delay))
 		wl_die(0, "pthread_create failed");
 
-	double next_report = t0 + report_iv;
+	double next_report = t0 + report_iv, next_burst = t0, next_read = t0;
+	uint64_t burst_left = 0;
 	bool final = false, done_printed = false;
 	while (!final) {
-		for (int k = 0; k < 64; k++) {
+		double now = wl_now();
+		int k = 64;
+		if (hot_period > 0) {
+			if (burst_left == 0 && now >= next_burst) {
+				burst_left = hot_burst;
+				next_burst += hot_period;
+				if (next_burst < now)
+					next_burst = now + hot_period;
+			}
+			if ((uint64_t)k > burst_left)
+				k = (int)burst_left;
+		}
+		if (hot_rate > 0 && k > 0) {
+			if (now < next_read)
+				k = 0;
+			else {
+				k = 1;
+				next_read += 1.0 / hot_rate;
+				if (next_read < now - 1.0)
+					next_read = now; /* do not catch up after a long stall */
+			}
+		}
+		for (int i = 0; i < k; i++) {
 			off_t off = (off_t)((rnd() % slots) * rsize);
 			uint64_t a = wl_now_ns();
 			if (pread(fd, buf, rsize, off) < 0)
 				wl_die(errno, "pread %s", hot_path);
 			wl_hist_add(&win, wl_now_ns() - a);
 		}
-		double now = wl_now();
+		if (hot_period > 0)
+			burst_left -= (uint64_t)k;
+		if (k == 0) {
+			double wake = next_report;
+			if (hot_period > 0 && burst_left == 0 && next_burst < wake)
+				wake = next_burst;
+			if (hot_rate > 0 && (hot_period <= 0 || burst_left > 0) && next_read < wake)
+				wake = next_read;
+			if (wake > now + 0.05)
+				wake = now + 0.05;
+			if (wake > now)
+				usleep((useconds_t)((wake - now) * 1e6));
+		}
+		now = wl_now();
 		if (wl_stop || (duration > 0 && now - t0 >= duration))
 			final = true;
 		if (!no_stream && !done_printed && atomic_load(&stream_done)) {
 			wl_event_begin("stream_done", now - t0);
-			printf(" stream_mib=%.1f stream_files=%llu\n",
-			       (double)atomic_load(&stream_bytes) / 1048576.0,
-			       (unsigned long long)atomic_load(&stream_files));
+			double mib = (double)atomic_load(&stream_bytes) / 1048576.0;
+			double secs = stream_t1 - stream_t0;
+			printf(" stream_mib=%.1f stream_files=%llu stream_s=%.2f stream_mibs=%.1f\n", mib,
+			       (unsigned long long)atomic_load(&stream_files), secs,
+			       secs > 0 ? mib / secs : 0.0);
 			done_printed = true;
 		}
 		if (now >= next_report || final) {

@@ -108,9 +108,12 @@ static void test_small_files(void **unused) {
         assert_int_equal(classify(&f, &cg, &a), STREAM_SMALL_FILES);
         assert_int_equal(a.drop_start, 0);
         assert_int_equal(a.drop_end, 64);
-        /* Room left in the cgroup: nothing is pushed out, leave it. */
-        cg.current_bytes = 50 * MiB;
+        /* Most of the cgroup free: nothing is pushed out, leave it. */
+        cg.current_bytes = 40 * MiB;
         assert_int_equal(classify(&f, &cg, &a), STREAM_NOT_SMALL);
+        /* Half full: the stream reaches the limit within a few cycles, drop from now on. */
+        cg.current_bytes = 50 * MiB;
+        assert_int_equal(classify(&f, &cg, &a), STREAM_SMALL_FILES);
         cg.current_bytes = 99 * MiB;
         /* Half read, or read before this cycle: not counted, not dropped. */
         struct stream_file half = seq_file(64, 32, 32);

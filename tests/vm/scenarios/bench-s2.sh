@@ -1,0 +1,114 @@
+# bench-s2 (tests/bench/run-bench.sh, not a meson test): S2, a hot file read at random with pread
+# next to 480 MiB streamed once, memcg memory.max 100M, in one guest boot: one fresh cgroup per
+# row, caches dropped between rows. Rows: the hot reader alone (base), then for each stream shape
+# (big: cold.bin then medium.bin; small: the 1024 x 256K files of small/ then cold.bin; both
+# capped at --arg stream=480 MiB) the variants none (kernel alone), noprot (Mode=active
+# StreamProtection=no), prot (Mode=active StreamProtection=yes), pressure (Mode=pressure, TMO law,
+# StreamProtection=no).
+# Args: hot (MiB of hot.bin, default 56), stream (MiB, 480), rate (stream MiB/s, 16), period (s
+#       between hot bursts, 2), burst (hot reads per burst, 2048), shapes ("big,small"),
+#       variants ("none,noprot,prot,pressure"), interval (daemon, 1s), delay (s from ready to the
+#       stream, 20), prefill (0, the default: the hot file warms up through its own random reads
+#       during the delay, readahead included, like a cache filled by its users; 1: read it once
+#       sequentially before ready, which gives every hot page one extra access and lets MGLRU's
+#       tiers protect it on their own: the kernel alone then keeps 99-100%).
+# Output: result keys s2_<shape>_<variant>_* (parsed by run-bench.sh), workload and daemon logs.
+need_bin file-hot-stream
+need_bin mglrud
+HOT="${MGLRUD_ARG_hot:-56}" SMAX="${MGLRUD_ARG_stream:-480}" RATE="${MGLRUD_ARG_rate:-16}"
+PERIOD="${MGLRUD_ARG_period:-2}" BURST="${MGLRUD_ARG_burst:-2048}" IV="${MGLRUD_ARG_interval:-1s}"
+SHAPES="$(echo "${MGLRUD_ARG_shapes:-big,small}" | tr ',' ' ')"
+VARIANTS="$(echo "${MGLRUD_ARG_variants:-none,noprot,prot,pressure}" | tr ',' ' ')"
+DELAY="${MGLRUD_ARG_delay:-20}"
+PREFILL=""; [ "${MGLRUD_ARG_prefill:-0}" = 1 ] || PREFILL="--no-prefill"
+DUR=$(( DELAY + SMAX / RATE + 6 ))
+mountpoint -q /sys/kernel/tracing 2>/dev/null || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+result s2_params "prefill=${MGLRUD_ARG_prefill:-0},delay=${DELAY}s,hot=${HOT}M,stream=${SMAX}M,rate=${RATE}MiB/s,period=${PERIOD}s,burst=${BURST},duration=${DUR}s,interval=$IV"
+
+DPID=""
+# start_daemon MODE PROT CG: mglrud in the background, logging to /tmp/mglrud-$ROW.log.
+start_daemon() {
+	cat > /tmp/s2.conf <<EOC
+[Daemon]
+Interval=$IV
+
+[/$3]
+Mode=$1
+StreamProtection=$2
+EOC
+	mglrud --cgroup-root /sys/fs/cgroup --config /tmp/s2.conf --log-level info > "/tmp/mglrud-$ROW.log" 2>&1 &
+	DPID=$!
+	sleep 1
+	kill -0 "$DPID" 2>/dev/null || { cat "/tmp/mglrud-$ROW.log"; fail "mglrud exited early ($ROW)"; }
+}
+
+ROW=""
+N=0
+# row SHAPE(base|big|small) VARIANT(none|noprot|prot|pressure)
+row() {
+	local shape="$1" v="$2" cg streams
+	N=$((N + 1))
+	ROW="$shape-$v"
+	cg="bench.slice/s2-$N"
+	case "$shape" in
+	base) streams="--no-stream" ;;
+	big) streams="--stream /data/cold.bin --stream /data/medium.bin --stream-max $SMAX" ;;
+	small) streams="--stream /data/small --stream /data/cold.bin --stream-max $SMAX" ;;
+	esac
+	sync; echo 3 > /proc/sys/vm/drop_caches
+	cg_create "$cg" 100M
+	case "$v" in
+	noprot) start_daemon active no "$cg" ;;
+	prot) start_daemon active yes "$cg" ;;
+	pressure) start_daemon pressure no "$cg" ;;
+	esac
+	local wl=/tmp/wl-$ROW.log
+	# shellcheck disable=SC2086
+	cg_run "$cg" "$wl" file-hot-stream --hot /data/hot.bin --hot-size "$HOT" --hot-period "$PERIOD" \
+		--hot-burst "$BURST" $PREFILL $streams --stream-rate "$RATE" --stream-delay "$DELAY" --duration "$DUR" --report 1
+	wait_event "$wl" ready 120 || fail "file-hot-stream did not start ($ROW)"
+	local r0 sum=0 n=0 cur
+	r0=$(cg_stat "$cg" workingset_refault_file)
+	while kill -0 "$WL_PID" 2>/dev/null; do
+		cur=$(cg_read "$cg" memory.current)
+		sum=$((sum + cur / 1048576)); n=$((n + 1))
+		sleep 0.5
+	done
+	wait "$WL_PID"
+	local drc=none
+	if [ -n "$DPID" ]; then
+		kill "$DPID"; wait "$DPID"; drc=$?; DPID=""
+		result_file "mglrud-$ROW.log" "/tmp/mglrud-$ROW.log"
+	fi
+	local p="s2_${shape}_${v}"
+	# Lowest hot residency over the reports from 1 s after the stream started.
+	result "${p}_min_resident_pct" "$(awk -v t0=$((DELAY + 1)) '/^event=report / { t = 0; p = -1; for (i = 2; i <= NF; i++) {
+		split($i, kv, "="); if (kv[1] == "t") t = kv[2]; if (kv[1] == "hot_resident_pct") p = kv[2] }
+		if (t >= t0 && p >= 0 && (m == "" || p < m)) m = p } END { print (m == "" ? -1 : m) }' "$wl")"
+	result "${p}_start_resident_pct" "$(awk -v t0="$DELAY" '/^event=report / { split($2, a, "="); if (a[2] <= t0) for (i = 2; i <= NF; i++) {
+		split($i, kv, "="); if (kv[1] == "hot_resident_pct") p = kv[2] } } END { print (p == "" ? -1 : p) }' "$wl")"
+	result "${p}_final_resident_pct" "$(event_get "$wl" final hot_resident_pct)"
+	result "${p}_p50_us" "$(event_get "$wl" final p50_us)"
+	result "${p}_p99_us" "$(event_get "$wl" final p99_us)"
+	result "${p}_reads" "$(event_get "$wl" final reads)"
+	result "${p}_refaults" "$(( $(cg_stat "$cg" workingset_refault_file) - r0 ))"
+	result "${p}_avg_current_mib" "$((n > 0 ? sum / n : 0))"
+	result "${p}_stream_mib" "$(event_get "$wl" final stream_mib)"
+	result "${p}_stream_mibs" "$(event_get "$wl" stream_done stream_mibs)"
+	result "${p}_drops" "$(cat "/tmp/mglrud-$ROW.log" 2>/dev/null | grep -c "dropped ")"
+	result "${p}_mglrud_rc" "$drc"
+	result_file "wl-$ROW.log" "$wl"
+	rmdir "$CG_ROOT/$cg" 2>/dev/null || true
+}
+
+row base none
+for shape in $SHAPES; do
+	for v in $VARIANTS; do
+		row "$shape" "$v"
+	done
+done
+log "classification log (StreamProtection=yes rows):"
+for f in /tmp/mglrud-*-prot.log; do
+	[ -f "$f" ] && grep -hE "Stream protection|stream|small files|dropped" "$f" | head -n 20
+done
+pass "S2 rows done"
