@@ -316,8 +316,12 @@ enum decision_reason tiering_plan(const struct policy *p, const struct kernel_ca
                  * younger generation, where it looks idle for less than T and stops being
                  * evicted until ageing has made it old again (measured: a 240 MiB cold set
                  * evicted 16 MiB per ageing interval). Eviction still protects pages accessed
-                 * meanwhile; the deferral ends once the youngest generation is 4 cadences old. */
-                if (backlog && v->nr_gens >= LRUGEN_MAX_NR_GENS &&
+                 * meanwhile; the deferral ends once the youngest generation is 4 cadences old.
+                 * Advice evicts nothing, so its backlog never drains: deferring there would
+                 * only let the youngest generation grow older than T and make the recently
+                 * used pages of the one before it look cold (measured: the whole 336 MiB of a
+                 * 240 MiB cold set advised as cold). */
+                if (backlog && p->mode != POLICY_MODE_ADVISE && v->nr_gens >= LRUGEN_MAX_NR_GENS &&
                     (uint64_t) v->gens[v->nr_gens - 1].age_ms * 1000ULL < 4 * cadence)
                         continue;
                 slot = policy_lruvec_slot(s, v->memcg_id, v->node, cur->now_usec);
