@@ -111,9 +111,7 @@ void config_dump(const struct config *c, FILE *f) {
                 const struct policy_section *s = &c->sections[i];
                 struct policy p = c->defaults;
 
-                for (unsigned k = 0; k < _POLICY_KEY_MAX; k++)
-                        if (s->set_mask & (1u << k))
-                                policy_copy_key(&p, &s->policy, k);
+                policy_copy_keys(&p, &s->policy, s->set_mask);
                 fprintf(f, "\n# %s:%u\n[%s]\n", s->file ?: "?", s->line, s->glob);
                 dump_policy(c, f, &p, s->set_mask, false);
         }

@@ -131,6 +131,12 @@ void policy_copy_key(struct policy *dst, const struct policy *src, enum policy_k
         }
 }
 
+void policy_copy_keys(struct policy *dst, const struct policy *src, uint32_t mask) {
+        for (unsigned k = 0; k < _POLICY_KEY_MAX; k++)
+                if (mask & (1u << k))
+                        policy_copy_key(dst, src, k);
+}
+
 const struct policy_section *config_policy_for(const struct config *c, const char *cgroup_path,
                                                struct policy *ret) {
         const struct policy_section *best = NULL, *winner[_POLICY_KEY_MAX] = {};

@@ -380,9 +380,7 @@ static int config_verify(const struct config *c) {
         for (size_t i = 0; i < c->n_sections; i++) {
                 const struct policy_section *s = &c->sections[i];
                 struct policy p = c->defaults;
-                for (unsigned k = 0; k < _POLICY_KEY_MAX; k++)
-                        if (s->set_mask & (1u << k))
-                                policy_copy_key(&p, &s->policy, k);
+                policy_copy_keys(&p, &s->policy, s->set_mask);
                 uint32_t both = (1u << POLICY_KEY_MIN_COLD_AGE) | (1u << POLICY_KEY_MAX_COLD_AGE);
                 r = check_cold_ages(&p, s->file, s->line, s->glob,
                                     (s->set_mask & both) == both ? ""

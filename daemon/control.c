@@ -167,13 +167,6 @@ static int decide(const struct manager *m, const struct policy *p, bool advise,
                 .reclaim_swappiness = m->caps.reclaim_swappiness,
                 .has_swap = m->caps.has_swap,
         };
-        struct host_sample hp, hc;
-        hc = (struct host_sample) { .now_usec = m->host_cur.now_usec, .psi = m->host_cur.psi,
-                                    .has_psi = m->host_cur.has_psi,
-                                    .meminfo = m->host_cur.meminfo };
-        hp = (struct host_sample) { .now_usec = m->host_prev.now_usec, .psi = m->host_prev.psi,
-                                    .has_psi = m->host_prev.has_psi,
-                                    .meminfo = m->host_prev.meminfo };
         struct host_limits hl = { .full_limit = m->config.host_full_limit,
                                   .min_available = m->config.host_min_available };
 
@@ -182,7 +175,8 @@ static int decide(const struct manager *m, const struct policy *p, bool advise,
         if (prev)
                 fill_sample(prev, NULL, 0, false, &sp);
         return policy_decide(p, &caps, state, prev ? &sp : NULL, &sc,
-                             m->has_host_prev ? &hp : NULL, &hc, &hl, ret_state, ret);
+                             m->has_host_prev ? &m->host_prev : NULL, &m->host_cur, &hl, ret_state,
+                             ret);
 }
 
 static void report_action(const struct cgroup *cg, const char *action, uint64_t asked,
@@ -414,9 +408,7 @@ int control_cgroup_cycle(struct manager *m, struct cgroup *cg, uint64_t now_usec
 /* Copies the overridden keys of s over *p; when that makes MinColdAge > MaxColdAge, the
  * overridden bound wins and the other follows it. */
 static void apply_overrides(const struct control_state *s, struct policy *p) {
-        for (unsigned k = 0; k < _POLICY_KEY_MAX; k++)
-                if (s->override_mask & (1u << k))
-                        policy_copy_key(p, &s->overrides, k);
+        policy_copy_keys(p, &s->overrides, s->override_mask);
         if (p->min_cold_age_usec <= p->max_cold_age_usec)
                 return;
         if (s->override_mask & (1u << POLICY_KEY_MAX_COLD_AGE))
@@ -454,9 +446,7 @@ int control_cgroup_set_override(struct cgroup *cg, const struct policy *base, en
                 mask |= 1u << k;
         }
         struct policy p = *base;
-        for (unsigned i = 0; i < _POLICY_KEY_MAX; i++)
-                if (mask & (1u << i))
-                        policy_copy_key(&p, &overrides, i);
+        policy_copy_keys(&p, &overrides, mask);
         if (p.min_cold_age_usec > p.max_cold_age_usec) {
                 *ret_reason = "MinColdAge= would be greater than MaxColdAge=";
                 return -EINVAL;

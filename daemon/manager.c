@@ -517,16 +517,14 @@ out:
 /* ---- sampling ---- */
 
 static void manager_read_host(struct manager *m, uint64_t now_usec) {
-        struct host_reading h = { .now_usec = now_usec };
+        struct host_sample h = { .now_usec = now_usec };
         if (m->host_psi_fd >= 0 && psi_read(m->host_psi_fd, &h.psi) >= 0)
                 h.has_psi = true;
         if (m->meminfo_fd >= 0 && meminfo_read(m->meminfo_fd, &h.meminfo) >= 0)
-                h.has_meminfo = true;
+                m->caps.has_swap = h.meminfo.swap_total > 0;
         m->host_prev = m->host_cur;
         m->has_host_prev = m->cycles > 0;
         m->host_cur = h;
-        if (h.has_meminfo)
-                m->caps.has_swap = h.meminfo.swap_total > 0;
 }
 
 static void manager_read_lrugen(struct manager *m) {

@@ -304,21 +304,27 @@ static void format_scaled(char *buf, size_t size, uint64_t v, uint64_t unit, con
                 snprintf(buf, size, "%" PRIu64 "%s", whole, suffix);
 }
 
+/* Formats v with the largest of units (largest first) that fits, or as v followed by
+ * base_suffix below the smallest. Returns buf. */
+static const char *format_units(char *buf, size_t size, uint64_t v, const struct unit *units,
+                                size_t n_units, const char *base_suffix) {
+        if (!buf || size == 0)
+                return buf;
+        for (size_t i = 0; i < n_units; i++)
+                if (v >= units[i].mult) {
+                        format_scaled(buf, size, v, units[i].mult, units[i].name);
+                        return buf;
+                }
+        snprintf(buf, size, "%" PRIu64 "%s", v, base_suffix);
+        return buf;
+}
+
 const char *format_bytes(char *buf, size_t size, uint64_t bytes) {
         static const struct unit units[] = {
                 { "E", UINT64_C(1) << 60 }, { "P", UINT64_C(1) << 50 }, { "T", UINT64_C(1) << 40 },
                 { "G", UINT64_C(1) << 30 }, { "M", UINT64_C(1) << 20 }, { "K", UINT64_C(1) << 10 },
         };
-
-        if (!buf || size == 0)
-                return buf;
-        for (size_t i = 0; i < ELEMENTSOF(units); i++)
-                if (bytes >= units[i].mult) {
-                        format_scaled(buf, size, bytes, units[i].mult, units[i].name);
-                        return buf;
-                }
-        snprintf(buf, size, "%" PRIu64 "B", bytes);
-        return buf;
+        return format_units(buf, size, bytes, units, ELEMENTSOF(units), "B");
 }
 
 const char *format_duration(char *buf, size_t size, uint64_t usec) {
@@ -327,16 +333,7 @@ const char *format_duration(char *buf, size_t size, uint64_t usec) {
                 { "h", 3600 * USEC_PER_SEC },      { "min", 60 * USEC_PER_SEC },
                 { "s", USEC_PER_SEC },             { "ms", USEC_PER_MSEC },
         };
-
-        if (!buf || size == 0)
-                return buf;
-        for (size_t i = 0; i < ELEMENTSOF(units); i++)
-                if (usec >= units[i].mult) {
-                        format_scaled(buf, size, usec, units[i].mult, units[i].name);
-                        return buf;
-                }
-        snprintf(buf, size, "%" PRIu64 "us", usec);
-        return buf;
+        return format_units(buf, size, usec, units, ELEMENTSOF(units), "us");
 }
 
 int next_line(const char *buf, size_t len, size_t *pos, const char **ret_line, size_t *ret_len) {

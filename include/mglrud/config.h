@@ -202,3 +202,6 @@ void policy_section_compute_specificity(struct policy_section *s);
 int policy_section_specificity_cmp(const struct policy_section *a, const struct policy_section *b);
 /* Copies key k from src into dst. */
 void policy_copy_key(struct policy *dst, const struct policy *src, enum policy_key k);
+/* Copies every key whose bit (1u << enum policy_key) is set in mask from src into dst: a
+ * section or a runtime override applied over a base policy. */
+void policy_copy_keys(struct policy *dst, const struct policy *src, uint32_t mask);

@@ -14,6 +14,7 @@
 #include "mglrud/fileio.h"
 #include "mglrud/lrugen.h"
 #include "mglrud/memcg.h"
+#include "mglrud/policy.h"
 #include "mglrud/psi.h"
 
 /* Settings given on the command line; they win over the config file, also across reloads. */
@@ -31,14 +32,6 @@ struct manager_caps {
         bool swappiness_max;    /* "max" accepted by lru_gen and memory.reclaim */
         bool reclaim_swappiness;/* memory.reclaim takes swappiness= */
         bool has_swap;          /* SwapTotal > 0 */
-};
-
-struct host_reading {
-        uint64_t now_usec;
-        struct psi psi;
-        bool has_psi;
-        struct meminfo meminfo;
-        bool has_meminfo;
 };
 
 struct manager {
@@ -65,7 +58,7 @@ struct manager {
         int host_psi_fd, meminfo_fd;
         int inotify_fd;             /* watches every cgroup directory for mkdir/rmdir */
         bool inotify_full;          /* the watch limit was hit (logged once) */
-        struct host_reading host_prev, host_cur;
+        struct host_sample host_prev, host_cur; /* what policy_decide() takes, read once per cycle */
         bool has_host_prev;
 
         struct manager_caps caps;

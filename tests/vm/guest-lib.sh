@@ -90,6 +90,27 @@ cg_run() {
 	WL_PID=$!
 }
 
+# run_anon_tiers CG LOG TIMEOUT_S ARGS...: starts anon-tiers ARGS in CG (output in LOG, pid in
+# WL_PID) and returns once it reports ready; fails the scenario after TIMEOUT_S.
+run_anon_tiers() {
+	local cg="$1" out="$2" tmo="$3"
+	shift 3
+	cg_run "$cg" "$out" anon-tiers "$@"
+	wait_event "$out" ready "$tmo" || fail "anon-tiers did not start"
+}
+
+# avg_current_while CG PID: waits for PID, sampling CG's memory.current every 0.5 s, and sets
+# AVG_CURRENT_MIB to the average (0 without a sample). Not for $(...): in a subshell the
+# exited child stays an unreaped zombie and kill -0 keeps succeeding.
+avg_current_while() {
+	local sum=0 n=0
+	while kill -0 "$2" 2>/dev/null; do
+		sum=$((sum + $(cg_read "$1" memory.current) / 1048576)); n=$((n + 1))
+		sleep 0.5
+	done
+	AVG_CURRENT_MIB=$((n > 0 ? sum / n : 0))
+}
+
 # wait_event LOG EVENT TIMEOUT_S: waits for a line "event=EVENT" in LOG.
 wait_event() {
 	local i=0 lim=$(( $3 * 10 ))

@@ -11,9 +11,8 @@ LEVEL="${MGLRUD_ARG_loglevel:-debug}"
 CG="test.slice/active"
 COLD_MIB=160
 cg_create "$CG" 600M
-cg_run "$CG" /tmp/wl.log anon-tiers --cold $COLD_MIB --warm 16 --hot 16 --warm-interval 5 --duration 0 --report 5
+run_anon_tiers "$CG" /tmp/wl.log 90 --cold $COLD_MIB --warm 16 --hot 16 --warm-interval 5 --duration 0 --report 5
 WL=$WL_PID
-wait_event /tmp/wl.log ready 90 || fail "anon-tiers did not start"
 
 cat > /tmp/active.conf <<EOC
 [Daemon]

@@ -27,9 +27,8 @@ MinColdAge=$MINC
 MaxColdAge=$MAXC
 MaxStep=$STEP
 EOC
-cg_run "$CG" /tmp/wl.log anon-tiers --cold "$COLD" --warm "$WARM" --hot "$HOT" --warm-interval "$WARMIV" --duration "$DUR" --report 5
+run_anon_tiers "$CG" /tmp/wl.log 120 --cold "$COLD" --warm "$WARM" --hot "$HOT" --warm-interval "$WARMIV" --duration "$DUR" --report 5
 WL=$WL_PID
-wait_event /tmp/wl.log ready 120 || fail "anon-tiers did not start"
 cur0=$(cg_read "$CG" memory.current)
 steal0=$(cg_stat "$CG" pgsteal_proactive)
 t0=$(date +%s)

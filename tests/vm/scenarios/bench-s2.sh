@@ -67,13 +67,10 @@ row() {
 	cg_run "$cg" "$wl" file-hot-stream --hot /data/hot.bin --hot-size "$HOT" --hot-period "$PERIOD" \
 		--hot-burst "$BURST" $PREFILL $streams --stream-rate "$RATE" --stream-delay "$DELAY" --duration "$DUR" --report 1
 	wait_event "$wl" ready 120 || fail "file-hot-stream did not start ($ROW)"
-	local r0 sum=0 n=0 cur
+	local r0 avg
 	r0=$(cg_stat "$cg" workingset_refault_file)
-	while kill -0 "$WL_PID" 2>/dev/null; do
-		cur=$(cg_read "$cg" memory.current)
-		sum=$((sum + cur / 1048576)); n=$((n + 1))
-		sleep 0.5
-	done
+	avg_current_while "$cg" "$WL_PID"
+	avg=$AVG_CURRENT_MIB
 	wait "$WL_PID"
 	local drc=none
 	if [ -n "$DPID" ]; then
@@ -92,7 +89,7 @@ row() {
 	result "${p}_p99_us" "$(event_get "$wl" final p99_us)"
 	result "${p}_reads" "$(event_get "$wl" final reads)"
 	result "${p}_refaults" "$(( $(cg_stat "$cg" workingset_refault_file) - r0 ))"
-	result "${p}_avg_current_mib" "$((n > 0 ? sum / n : 0))"
+	result "${p}_avg_current_mib" "$avg"
 	result "${p}_stream_mib" "$(event_get "$wl" final stream_mib)"
 	result "${p}_stream_mibs" "$(event_get "$wl" stream_done stream_mibs)"
 	result "${p}_drops" "$(cat "/tmp/mglrud-$ROW.log" 2>/dev/null | grep -c "dropped ")"

@@ -19,9 +19,8 @@ MaxColdAge=${MGLRUD_ARG_maxcold:-2min}
 MaxStep=${MGLRUD_ARG_maxstep:-16M}
 EOC
 }
-cg_run "$CG" /tmp/wl.log anon-tiers --cold "$COLD" --warm "$WARM" --hot "$HOT" --warm-interval 30 --duration 0 --report 5
+run_anon_tiers "$CG" /tmp/wl.log 120 --cold "$COLD" --warm "$WARM" --hot "$HOT" --warm-interval 30 --duration 0 --report 5
 WL=$WL_PID
-wait_event /tmp/wl.log ready 120 || fail "anon-tiers did not start"
 conf advise
 mglrud --cgroup-root /sys/fs/cgroup --config /tmp/s4.conf --log-level debug > /tmp/mglrud.log 2>&1 &
 D_PID=$!

@@ -3,8 +3,7 @@
 need_bin mglrud
 CG="test.slice/cold"
 cg_create "$CG" 300M
-cg_run "$CG" /tmp/wl.log anon-tiers --cold 96 --warm 8 --hot 4 --warm-interval 2 --duration 0 --report 5
-wait_event /tmp/wl.log ready 60 || fail "anon-tiers did not start"
+run_anon_tiers "$CG" /tmp/wl.log 60 --cold 96 --warm 8 --hot 4 --warm-interval 2 --duration 0 --report 5
 
 cat > /tmp/dry.conf <<EOC
 [Daemon]

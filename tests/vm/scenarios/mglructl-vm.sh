@@ -5,8 +5,7 @@ need_bin mglrud
 need_bin mglructl
 CG="ctl.slice/job"
 cg_create "$CG" 400M
-cg_run "$CG" /tmp/wl.log anon-tiers --cold 96 --warm 8 --hot 8 --warm-interval 2 --duration 0 --report 5
-wait_event /tmp/wl.log ready 60 || fail "anon-tiers did not start"
+run_anon_tiers "$CG" /tmp/wl.log 60 --cold 96 --warm 8 --hot 8 --warm-interval 2 --duration 0 --report 5
 cat > /tmp/ctl.conf <<EOC
 [Daemon]
 Interval=2s

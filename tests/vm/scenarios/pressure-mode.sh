@@ -7,9 +7,8 @@ need_bin mglrud
 SECS="${MGLRUD_ARG_seconds:-40}"
 CG="test.slice/tmo"
 cg_create "$CG" 600M
-cg_run "$CG" /tmp/wl.log anon-tiers --cold 160 --warm 16 --hot 16 --warm-interval 5 --duration 0 --report 5
+run_anon_tiers "$CG" /tmp/wl.log 90 --cold 160 --warm 16 --hot 16 --warm-interval 5 --duration 0 --report 5
 WL=$WL_PID
-wait_event /tmp/wl.log ready 90 || fail "anon-tiers did not start"
 cat > /tmp/tmo.conf <<EOC
 [Daemon]
 Interval=2s

@@ -8,8 +8,7 @@ assert_match "$(cat /sys/kernel/mm/lru_gen/enabled)" '^0x[0-9a-f]*[1-7]$' "lru_g
 assert_file /proc/pressure/memory
 assert_gt "$(awk '/^SwapTotal:/ { print $2 }' /proc/meminfo)" 0 "zram swap configured"
 
-cg_run "$CG" /tmp/wl.log anon-tiers --cold 48 --warm 0 --hot 4 --duration 0 --report 2
-wait_event /tmp/wl.log ready 30 || fail "anon-tiers did not start"
+run_anon_tiers "$CG" /tmp/wl.log 30 --cold 48 --warm 0 --hot 4 --duration 0 --report 2
 cg_run "$CG" /tmp/mixed.log mixed --anon 0 --file /data/medium.bin --file-mib 48 --duration 0
 wait_event /tmp/mixed.log ready 30 || fail "mixed did not start"
 

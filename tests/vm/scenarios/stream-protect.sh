@@ -59,13 +59,10 @@ run_hot() {
 	cg_run "$cg" "$wl" file-hot-stream --hot /data/hot.bin --stream "$stream" --stream-rate "$RATE" \
 		--stream-delay 2 --duration "$dur" --report 1
 	wait_event "$wl" ready 60 || fail "file-hot-stream did not start ($mode $shape)"
-	local r0 peak=0 sum=0 n=0 cur
+	local r0 peak=0 avg
 	r0=$(cg_stat "$cg" workingset_refault_file)
-	while kill -0 "$WL_PID" 2>/dev/null; do
-		cur=$(cg_read "$cg" memory.current)
-		sum=$((sum + cur / 1048576)); n=$((n + 1))
-		sleep 0.5
-	done
+	avg_current_while "$cg" "$WL_PID"
+	avg=$AVG_CURRENT_MIB
 	wait "$WL_PID"
 	stop_daemon
 	local refaults=$(( $(cg_stat "$cg" workingset_refault_file) - r0 ))
@@ -79,14 +76,14 @@ run_hot() {
 	local dropped
 	dropped=$(grep -c "dropped " "/tmp/mglrud-$RUN.log" 2>/dev/null || true)
 	ROWS="$ROWS$(printf '%-7s %-6s %8s %8s %9s %8s %7s %6s' "$shape" "$mode" "$minres" "$final" \
-		"$refaults" "$((n > 0 ? sum / n : 0))" "$fp50" "${dropped:-0}")\n"
+		"$refaults" "$avg" "$fp50" "${dropped:-0}")\n"
 	result "${shape}_${mode}_min_resident_pct" "$minres"
 	result "${shape}_${mode}_refaults" "$refaults"
-	result "${shape}_${mode}_avg_current_mib" "$((n > 0 ? sum / n : 0))"
+	result "${shape}_${mode}_avg_current_mib" "$avg"
 	result "${shape}_${mode}_p50_us" "$fp50"
 	eval "MINRES_${shape}_${mode}=\${minres%.*}"
 	eval "REFAULTS_${shape}_${mode}=$refaults"
-	eval "CURRENT_${shape}_${mode}=$((n > 0 ? sum / n : 0))"
+	eval "CURRENT_${shape}_${mode}=$avg"
 	eval "DROPS_${shape}_${mode}=${dropped:-0}"
 	[ -f "/tmp/mglrud-$RUN.log" ] && result_file "mglrud-$shape-$mode.log" "/tmp/mglrud-$RUN.log"
 	result_file "wl-$shape-$mode.log" "$wl"
