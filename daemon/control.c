@@ -166,6 +166,7 @@ static int decide(const struct manager *m, const struct policy *p, bool advise,
                 .swappiness_max = m->caps.swappiness_max,
                 .reclaim_swappiness = m->caps.reclaim_swappiness,
                 .has_swap = m->caps.has_swap,
+                .swap_compressed = m->caps.swap_compressed,
         };
         struct host_limits hl = { .full_limit = m->config.host_full_limit,
                                   .min_available = m->config.host_min_available };
@@ -391,13 +392,7 @@ int control_cgroup_cycle(struct manager *m, struct cgroup *cg, uint64_t now_usec
                 return 0;
         }
 
-        if (!m->advice_out && log_get_max_level() >= LOG_DEBUG) {
-                char line[1024];
-                if (decision_format(&d, line, sizeof line) >= 0)
-                        log_debug("%s: decision: %s", cg->path, line);
-        }
-
-        r = submit(m, cg, s, &cur, &d, false);
+        r = submit(m, cg, s, &cur, &d, false); /* logs the decision at debug level */
         if (r < 0)
                 return r;
         s->prev = cur;

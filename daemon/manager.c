@@ -18,6 +18,7 @@
 #include "mglrud/macro.h"
 #include "mglrud/parse-util.h"
 #include "mglrud/streams.h"
+#include "mglrud/swaps.h"
 
 /* Rescan the tree at least this often, even when nothing told us it changed (inotify is the
  * fast path; this catches what it cannot see, e.g. a watch limit reached). */
@@ -33,6 +34,7 @@ void manager_init(struct manager *m, const struct manager_overrides *o, const ch
                 .lrugen_write_fd = -1,
                 .host_psi_fd = -1,
                 .meminfo_fd = -1,
+                .swaps_fd = -1,
                 .inotify_fd = -1,
                 .rescan_needed = true,
                 .advice_out = stdout,
@@ -73,6 +75,7 @@ void manager_done(struct manager *m) {
         close_fd(&m->lrugen_write_fd);
         close_fd(&m->host_psi_fd);
         close_fd(&m->meminfo_fd);
+        close_fd(&m->swaps_fd);
         close_fd(&m->inotify_fd);
         read_buf_free(&m->lrugen_buf);
         lrugen_done(&m->lrugen);
@@ -83,7 +86,7 @@ void manager_done(struct manager *m) {
         free(m->debugfs_root);
         free(m->proc_root);
         *m = (struct manager) { .lrugen_read_fd = -1, .lrugen_write_fd = -1, .host_psi_fd = -1,
-                                .meminfo_fd = -1 };
+                                .meminfo_fd = -1, .swaps_fd = -1 };
 }
 
 static int set_string(char **dst, const char *src) {
@@ -131,6 +134,22 @@ static int open_at_root(const char *root, const char *rel, int flags) {
                 return -ENOMEM;
         int fd = open(p, flags | O_CLOEXEC);
         return fd < 0 ? negative_errno() : fd;
+}
+
+/* Refreshes caps.swap_compressed from /proc/swaps (swapon/swapoff can change it any time). A
+ * read or parse failure leaves the last value. */
+static void manager_read_swaps(struct manager *m) {
+        struct swaps_summary s;
+        int r;
+
+        if (m->swaps_fd < 0)
+                return;
+        r = swaps_read(m->swaps_fd, &s);
+        if (r < 0) {
+                log_debug_errno(r, "%s/swaps: %m", m->proc_root);
+                return;
+        }
+        m->caps.swap_compressed = swaps_all_compressed(&s);
 }
 
 /* Opens lru_gen for reading (lru_gen_full if possible, for tier counters) and writing. Under
@@ -191,6 +210,7 @@ static void manager_probe(struct manager *m) {
                 if (meminfo_read(m->meminfo_fd, &mi) >= 0)
                         m->caps.has_swap = mi.swap_total > 0;
         }
+        manager_read_swaps(m);
 
         bool new_ids = false;
         if (m->caps.lrugen_read && read_full_fd(m->lrugen_read_fd, &m->lrugen_buf) >= 0 &&
@@ -219,6 +239,12 @@ static void manager_probe(struct manager *m) {
 static int manager_open_host(struct manager *m) {
         close_fd(&m->host_psi_fd);
         close_fd(&m->meminfo_fd);
+        close_fd(&m->swaps_fd);
+        /* Optional: without it, Swappiness=auto takes zram swap-ins for disk reads. */
+        m->swaps_fd = open_at_root(m->proc_root, "swaps", O_RDONLY);
+        if (m->swaps_fd < 0 && m->swaps_fd != -ENOENT)
+                log_notice_errno(m->swaps_fd, "%s/swaps: %m; zram is not told from disk swap.",
+                                 m->proc_root);
         m->host_psi_fd = open_at_root(m->proc_root, "pressure/memory", O_RDONLY);
         if (m->host_psi_fd < 0)
                 log_notice_errno(m->host_psi_fd, "%s/pressure/memory: %m; the host pressure guard "
@@ -271,7 +297,8 @@ int manager_start(struct manager *m) {
         log_info("mglrud %s: cgroup root %s, %s, lru_gen %s%s, swap %s, interval %s.",
                  MGLRUD_VERSION, m->cgroup_root, m->dry_run ? "dry-run (advise only)" : "active",
                  m->caps.lrugen_read ? (m->caps.lrugen_full ? "full" : "read") : "absent",
-                 m->caps.lrugen_write ? "+write" : "", m->caps.has_swap ? "on" : "off",
+                 m->caps.lrugen_write ? "+write" : "",
+                 !m->caps.has_swap ? "off" : m->caps.swap_compressed ? "on (zram)" : "on",
                  ivl);
         manager_open_streams(m);
         m->rescan_needed = true;
@@ -522,6 +549,7 @@ static void manager_read_host(struct manager *m, uint64_t now_usec) {
                 h.has_psi = true;
         if (m->meminfo_fd >= 0 && meminfo_read(m->meminfo_fd, &h.meminfo) >= 0)
                 m->caps.has_swap = h.meminfo.swap_total > 0;
+        manager_read_swaps(m);
         m->host_prev = m->host_cur;
         m->has_host_prev = m->cycles > 0;
         m->host_cur = h;

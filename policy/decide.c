@@ -188,7 +188,7 @@ int policy_decide(const struct policy *p, const struct kernel_caps *caps,
                 d.flags |= DECISION_FLAG_NO_PSI;
 
         /* Effects of the previous decision, then T for this cycle. */
-        swappiness_account(p, &s, &r);
+        swappiness_account(p, caps, &s, &r);
         stream_update(&s, &r, cur);
         tiering_adapt(p, &s, &r, cur, &d.flags);
 

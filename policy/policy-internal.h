@@ -8,11 +8,19 @@
 #include "mglrud/policy.h"
 
 /* T adaptation (far-memory style: the smallest T that keeps refaults under target). Raising is
- * fast because a too-small T costs the workload stalls now; lowering is slow (one ×0.9 step per
- * POLICY_QUIET_CYCLES quiet cycles) because a too-large T only costs memory. */
+ * fast because a too-small T costs the workload stalls now; lowering is slow because a
+ * too-large T only costs memory: one ×0.9 step once the cgroup has been quiet for at least
+ * POLICY_QUIET_CYCLES cycles and for T itself. A page reused every P seconds is evicted only
+ * when T drops below P, and refaults at most P after: waiting T after each step shows the
+ * refaults of the previous one before the next (measured in S1 with a 6-cycle wait: T fell from
+ * 49 s to 21 s in 70 s and evicted a 64 MiB set reused every 30 s). */
 #define POLICY_T_RAISE 1.5
 #define POLICY_T_LOWER 0.9
 #define POLICY_QUIET_CYCLES 6
+/* After refaults raised T, quiet periods do not lower it below the raised value for this long:
+ * else the descent would find the same reuse period again and evict that set every few
+ * minutes, far above RefaultTarget. */
+#define POLICY_T_FLOOR_HOLD_USEC (10ULL * 60 * 1000000)
 /* After a raise, refaults of pages evicted before it keep coming for a cycle or two (the
  * feedback is delayed): hold further raises for this many cycles, else one burst would drive T
  * to MaxColdAge (×1.5 per cycle). */
@@ -21,6 +29,8 @@
  * from a 2 s cycle to a per-minute rate looks like a storm (6 refaults raised T in the S1
  * benchmark and stalled eviction). 256 pages = 1 MiB. */
 #define POLICY_REFAULT_MIN_PAGES 256
+/* Agings of a newly seen lruvec at a shorter cadence (tiering.c: calibration_cadence). */
+#define POLICY_CALIBRATION_AGINGS 2
 /* "Quiet" means refaults and PSI at most a quarter of their targets. */
 #define POLICY_QUIET_FRACTION 0.25
 
@@ -91,7 +101,8 @@ bool policy_host_guard(const struct host_sample *host_prev, const struct host_sa
 
 /* swappiness.c */
 /* Updates the integral term and the refault cost inputs from the rates of the last cycle. */
-void swappiness_account(const struct policy *p, struct policy_state *s,
+void swappiness_account(const struct policy *p, const struct kernel_caps *caps,
+                        struct policy_state *s,
                         const struct policy_rates *r);
 /* Returns the anon share (0..1) the controller aims at, integral correction included. */
 double swappiness_target_share(const struct policy *p, const struct policy_state *s);

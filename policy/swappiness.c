@@ -10,9 +10,12 @@
  * zswap rejecting pages, get asked for more next cycle).
  *
  * Swappiness=auto balances refault cost instead: each type is reclaimed in inverse proportion
- * to cost × (refaults/min + 1), with a per-refault cost of 0.5 for anon from zswap/zram, 2 for
- * anon from disk swap (pswpin > zswpin; zram also counts as pswpin, so a zram host is treated
- * as disk: conservative) and 1 for file. */
+ * to cost × (refaults/min + 1), with a per-refault cost of 0.5 for anon from zswap or zram, 2
+ * for anon from disk swap and 1 for file. zswap loads count as zswpin, disk and zram reads as
+ * pswpin, so the kernel caps say whether every swap device is zram (/proc/swaps); otherwise
+ * the last cycle with swap-ins decides (pswpin > zswpin: disk), and before any, disk is
+ * assumed (the conservative side). With no refaults at all that is an anon share of 2/3 on
+ * zram or zswap and 1/3 on disk swap. */
 #include <math.h>
 
 #include "policy-internal.h"
@@ -26,15 +29,15 @@ static double base_share(const struct policy *p, const struct policy_state *s) {
                 return (double) p->swappiness / 200.0;
 
         /* auto */
-        cost_anon = (s->anon_from_disk ? POLICY_COST_ANON_DISK : POLICY_COST_ANON_COMPRESSED) *
+        cost_anon = (s->anon_compressed ? POLICY_COST_ANON_COMPRESSED : POLICY_COST_ANON_DISK) *
                     (s->refault_rate[LRUGEN_ANON] + 1.0);
         cost_file = POLICY_COST_FILE * (s->refault_rate[LRUGEN_FILE] + 1.0);
         share = cost_file / (cost_anon + cost_file);
         return clamp_double(share, POLICY_AUTO_SHARE_MIN, POLICY_AUTO_SHARE_MAX);
 }
 
-void swappiness_account(const struct policy *p, struct policy_state *s,
-                        const struct policy_rates *r) {
+void swappiness_account(const struct policy *p, const struct kernel_caps *caps,
+                        struct policy_state *s, const struct policy_rates *r) {
         double target, measured;
 
         if (!r->valid)
@@ -42,11 +45,13 @@ void swappiness_account(const struct policy *p, struct policy_state *s,
 
         for (int t = 0; t < _LRUGEN_NR_TYPES; t++)
                 s->refault_rate[t] = 0.5 * s->refault_rate[t] + 0.5 * r->refaults_per_min[t];
-        if (r->has_swapin) {
+        if (caps->swap_compressed)
+                s->anon_compressed = true;
+        else if (r->has_swapin) {
                 if (r->pswpin > r->zswpin)
-                        s->anon_from_disk = true;
+                        s->anon_compressed = false;
                 else if (r->zswpin > r->pswpin)
-                        s->anon_from_disk = false;
+                        s->anon_compressed = true;
         }
 
         s->has_measured = false;

@@ -101,6 +101,12 @@ void tiering_adapt(const struct policy *p, struct policy_state *s, const struct 
                         s->counters.t_raised++;
                         *flags |= DECISION_FLAG_T_RAISED;
                 }
+                if (refaulting) {
+                        /* Pressure alone says nothing about reuse distances: only refaults
+                         * set the floor. */
+                        s->t_floor_usec = s->cold_age_usec;
+                        s->t_floor_until_usec = cur->now_usec + POLICY_T_FLOOR_HOLD_USEC;
+                }
                 return;
         }
 
@@ -110,13 +116,21 @@ void tiering_adapt(const struct policy *p, struct policy_state *s, const struct 
                 s->quiet_cycles = 0;
                 return;
         }
-        if (++s->quiet_cycles < POLICY_QUIET_CYCLES)
+        if (s->quiet_cycles == 0)
+                s->quiet_since_usec = cur->now_usec - r->dt_usec; /* the streak began last cycle */
+        if (s->quiet_cycles < POLICY_QUIET_CYCLES)
+                s->quiet_cycles++;
+        if (s->quiet_cycles < POLICY_QUIET_CYCLES ||
+            cur->now_usec - s->quiet_since_usec < s->cold_age_usec)
                 return;
-        s->quiet_cycles = 0;
         t *= POLICY_T_LOWER;
         if (t < (double) p->min_cold_age_usec)
                 t = (double) p->min_cold_age_usec;
+        if (cur->now_usec < s->t_floor_until_usec && t < (double) s->t_floor_usec)
+                t = (double) s->t_floor_usec;
+        /* At a bound the streak goes on, so the step comes as soon as the floor's hold ends. */
         if ((uint64_t) t < s->cold_age_usec) {
+                s->quiet_cycles = 0;
                 s->cold_age_usec = (uint64_t) t;
                 s->counters.t_lowered++;
                 *flags |= DECISION_FLAG_T_LOWERED;
@@ -195,6 +209,21 @@ static int cold_prefix(const struct lrugen_lruvec *v, int type, uint64_t t, uint
         }
         *ret_pages = pages;
         return last;
+}
+
+/* Returns the age the youngest generation of a lruvec must reach before it is aged again.
+ * Pages in the youngest generation have no known idle time, and a generation only becomes
+ * evictable once the one after it is T old: at the regular cadence, a lruvec first seen with
+ * all its pages in the youngest generation (a new workload, or the daemon just started) would
+ * have its cold pages evicted only after about 1.5 T + the time to the first ageing. So the
+ * first ageing of a lruvec happens at once, the second a quarter cadence later (long enough
+ * for the pages in use to be touched and moved out of the first generation), and the cold
+ * pages become evictable after T + T/8. Pages used after that are still promoted by the
+ * ageing walks in between and protected by eviction's own reference check. */
+static uint64_t calibration_cadence(const struct policy_lruvec_state *slot, uint64_t cadence) {
+        if (!slot || slot->n_aged >= POLICY_CALIBRATION_AGINGS)
+                return cadence;
+        return slot->n_aged == 0 ? 0 : cadence / 4;
 }
 
 struct lruvec_plan {
@@ -309,7 +338,9 @@ enum decision_reason tiering_plan(const struct policy *p, const struct kernel_ca
 
                 /* Age after evicting: ageing a lruvec with four generations merges the oldest
                  * into the next one, and the eviction seq above would then find nothing. */
-                if ((uint64_t) v->gens[v->nr_gens - 1].age_ms * 1000ULL < cadence)
+                slot = policy_lruvec_slot(s, v->memcg_id, v->node, cur->now_usec);
+                if ((uint64_t) v->gens[v->nr_gens - 1].age_ms * 1000ULL <
+                    calibration_cadence(slot, cadence))
                         continue;
                 /* Nor while this cycle leaves part of a cold prefix for the next (budget or
                  * MaxStep): with four generations the merge would move that backlog into a
@@ -324,7 +355,6 @@ enum decision_reason tiering_plan(const struct policy *p, const struct kernel_ca
                 if (backlog && p->mode != POLICY_MODE_ADVISE && v->nr_gens >= LRUGEN_MAX_NR_GENS &&
                     (uint64_t) v->gens[v->nr_gens - 1].age_ms * 1000ULL < 4 * cadence)
                         continue;
-                slot = policy_lruvec_slot(s, v->memcg_id, v->node, cur->now_usec);
                 /* Don't repeat an ageing the kernel hasn't shown yet (our write failed with
                  * EEXIST, or the histogram was read before it landed) within half a cadence. */
                 if (slot && slot->last_age_usec && slot->last_age_seq == max_seq &&
@@ -342,6 +372,8 @@ enum decision_reason tiering_plan(const struct policy *p, const struct kernel_ca
                 if (slot) {
                         slot->last_age_usec = cur->now_usec;
                         slot->last_age_seq = max_seq;
+                        if (slot->n_aged < POLICY_CALIBRATION_AGINGS)
+                                slot->n_aged++;
                 }
         }
 

@@ -32,6 +32,7 @@ struct manager_caps {
         bool swappiness_max;    /* "max" accepted by lru_gen and memory.reclaim */
         bool reclaim_swappiness;/* memory.reclaim takes swappiness= */
         bool has_swap;          /* SwapTotal > 0 */
+        bool swap_compressed;   /* /proc/swaps lists only zram devices */
 };
 
 struct manager {
@@ -55,7 +56,7 @@ struct manager {
         struct lrugen lrugen;
         bool lrugen_valid;          /* this cycle's parse succeeded */
 
-        int host_psi_fd, meminfo_fd;
+        int host_psi_fd, meminfo_fd, swaps_fd;
         int inotify_fd;             /* watches every cgroup directory for mkdir/rmdir */
         bool inotify_full;          /* the watch limit was hit (logged once) */
         struct host_sample host_prev, host_cur; /* what policy_decide() takes, read once per cycle */

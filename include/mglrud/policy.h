@@ -70,6 +70,7 @@ struct kernel_caps {
         bool swappiness_max;     /* "max" accepted (lru_gen '-' and memory.reclaim), ≈6.15+ */
         bool reclaim_swappiness; /* memory.reclaim takes swappiness=N, ≈6.9+ */
         bool has_swap;           /* some swap device (zram, disk) or zswap backing exists */
+        bool swap_compressed;    /* every swap device is zram: anon refaults never read disk */
 };
 
 /* ---- persistent per-cgroup state ---- */
@@ -79,6 +80,7 @@ struct policy_lruvec_state {
         int node;
         uint64_t last_age_usec;  /* when we last asked to age it (0: never) */
         uint64_t last_age_seq;   /* the max_seq we aged from */
+        unsigned n_aged;         /* agings asked for so far (saturates at 2: calibrated) */
         uint64_t last_seen_usec; /* for slot reuse */
 };
 
@@ -96,7 +98,10 @@ struct policy_counters {
 struct policy_state {
         uint64_t cold_age_usec;      /* T, in [MinColdAge, MaxColdAge] */
         unsigned quiet_cycles;       /* consecutive cycles with few refaults and no pressure */
+        uint64_t quiet_since_usec;   /* start of that quiet streak */
         unsigned raise_hold;         /* cycles left before T may be raised again */
+        uint64_t t_floor_usec;       /* T that refaults last showed to be needed ... */
+        uint64_t t_floor_until_usec; /* ... kept as a lower bound until then */
         unsigned backoff_cycles;     /* cycles left to skip after errors */
         unsigned error_streak;       /* consecutive failed cycles (backoff = 2^(streak-1)) */
         bool error_noted;            /* an error was noted since the last decision */
@@ -107,7 +112,8 @@ struct policy_state {
         double measured_anon_share;  /* of what was reclaimed last cycle (has_measured) */
         bool has_measured;
         double refault_rate[_LRUGEN_NR_TYPES]; /* EMA of refaults/min (pages), for auto */
-        bool anon_from_disk;         /* anon refaults come from disk swap (pswpin > zswpin) */
+        bool anon_compressed;        /* anon refaults decompress (zram, zswap) instead of reading
+                                      * disk; false until zram or zswpin > pswpin is seen */
         uint64_t last_planned_bytes[_LRUGEN_NR_TYPES]; /* the previous decision's split */
         bool last_split_free;        /* … followed the share (no type ran short) */
 

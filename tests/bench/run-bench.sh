@@ -5,11 +5,12 @@
 #
 # s1: anon tiers with zram (cold 240 MiB, warm 64 MiB touched every 30 s, hot 32 MiB, 180 s;
 #     --short: 90 s, offload read at 60 s, warm refaults counted after 60 s) under three
-#     variants, one guest boot each, run sequentially (throughput is timing-sensitive):
+#     variants, one guest boot each, run sequentially (throughput is timing-sensitive; the
+#     workload is pinned to guest CPU 0 and everything else to CPU 1, see split_cpus):
 #     none (kernel alone), active (mglrud Mode=active, lru_gen), pressure (Mode=pressure, TMO).
 # s4: Mode=advise for a while, its "cold anon X" estimate, then SIGHUP to Mode=active and what
 #     active reclaims (pgsteal_proactive, swap) on the same workload.
-# s3: swappiness sweep (--sweep LIST, default 1,36,71,106,141,176,200) on the mixed workload:
+# s3: swappiness sweep (--sweep LIST, default 1,36,71,106,141,176,200,auto) on the mixed workload:
 #     anon share of what mglrud
 #     (Mode=active, Swappiness=N) reclaimed vs one kernel memory.reclaim "64M swappiness=N".
 # s2: hot 56 MiB file read at random (bursts of 2048 preads every 2 s, warmed by them for 20 s)
@@ -19,24 +20,27 @@
 #     240 MiB, big shape only);
 #     --s2-arg KEY=VALUE passes more arguments to tests/vm/scenarios/bench-s2.sh.
 # Prints markdown tables; per-run results and logs are kept under --out (default
-# build/bench-<date>). --runs N repeats each s1 variant and prints medians. --report-only
-# prints the tables again from an existing --out directory without booting anything.
+# build/bench-<date>). --runs N repeats each s1 variant and prints medians (runs missing from
+# --out are left out of a median); --variants LIST (default none,active,pressure) runs only
+# those s1 variants, the table still lists all three. --report-only prints the tables again
+# from an existing --out directory without booting anything.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-BUILD="$ROOT/build" SHORT=0 OUT="" RUNS=1 SWEEP=1,36,71,106,141,176,200
-WHAT="" REPORT_ONLY=0 S2EXTRA=()
+BUILD="$ROOT/build" SHORT=0 OUT="" RUNS=1 SWEEP=1,36,71,106,141,176,200,auto
+WHAT="" REPORT_ONLY=0 S2EXTRA=() VARIANTS="none active pressure"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build-dir) BUILD="$2"; shift 2 ;;
 	--short) SHORT=1; shift ;;
 	--out) OUT="$2"; shift 2 ;;
 	--runs) RUNS="$2"; shift 2 ;;
+	--variants) VARIANTS="$(echo "$2" | tr ',' ' ')"; shift 2 ;;
 	--report-only) REPORT_ONLY=1; shift ;;
 	s1|s4|s3|s2) WHAT="$WHAT $1"; shift ;;
 	--sweep) SWEEP="$2"; shift 2 ;;
 	--s2-arg) S2EXTRA+=(--arg "$2"); shift 2 ;;
-	-h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,26p' "$0"; exit 0 ;;
 	*) echo "run-bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -47,12 +51,12 @@ RS="$ROOT/tests/vm/run-scenario"
 if [ "$SHORT" = 1 ]; then S1ARGS=(--arg duration=90 --arg mid=60 --arg settle=60); TMO=400
 else S1ARGS=(--arg duration=180 --arg mid=90 --arg settle=120); TMO=600; fi
 
-get() { sed -n "s/^$2=//p" "$1" | tail -n 1; }
+get() { [ -f "$1" ] || return 0; sed -n "s/^$2=//p" "$1" | tail -n 1; }
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print ""; else if (NR % 2) print a[(NR + 1) / 2]; else printf "%.1f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 mib() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
 
 if [[ " $WHAT " == *" s1 "* ]]; then
-	for v in none active pressure; do
+	for v in $VARIANTS; do
 		for r in $(seq 1 "$RUNS"); do
 			d="$OUT/s1-$v-$r"
 			echo "run-bench: s1 $v run $r" >&2
@@ -64,15 +68,18 @@ if [[ " $WHAT " == *" s1 "* ]]; then
 	med() { for r in $(seq 1 "$RUNS"); do get "$OUT/s1-$1-$r.out" "$2"; done | grep -v '^$' | median; }
 	# memory.current after = the next-to-last 5 s sample (the last may catch the exit).
 	memafter() { for r in $(seq 1 "$RUNS"); do [ -f "$OUT/s1-$1-$r/series" ] && tail -n 2 "$OUT/s1-$1-$r/series" | head -n 1 | cut -d' ' -f2; done | median; }
-	base=$(med none bench_hot_touches_total)
+	base=$(med none bench_hot_touches_total) base_rate=$(med none bench_hot_rate_median)
 	echo
 	echo "S1 anon tiers + zram ($([ "$SHORT" = 1 ] && echo "short: 90 s, mid 60 s, refaults after 60 s" || echo "180 s, mid 90 s, refaults after 120 s"); median of $RUNS)"
+	pinned=$(for v in none active pressure; do med "$v" bench_cpus_split; done | sort -u | tr -d '\n')
+	[ "$pinned" = 1 ] && echo "anon-tiers pinned to guest CPU 0; the daemon and the samplers on CPU 1 (split_cpus)."
 	echo
-	echo "| variant | cold offloaded @mid | cold offloaded @end | warm refaults after settle (% of warm) | hot loop vs none | hot resident @end | memory.current before → after (MiB) | pgsteal_proactive (pages) | warm pass max (ms) |"
+	echo "| variant | cold offloaded @mid | cold offloaded @end | warm refaults after settle (% of warm) | hot loop vs none (total; median 5 s rate) | hot resident @end | memory.current before → after (MiB) | pgsteal_proactive (pages) | warm pass max (ms) |"
 	echo "|---|---|---|---|---|---|---|---|---|"
 	for v in none active pressure; do
 		ht=$(med "$v" bench_hot_touches_total)
 		rel=$(awk -v a="$ht" -v b="$base" 'BEGIN { if (b > 0 && a != "") printf "%.2f", a / b; else print "n/a" }')
+		rel="$rel; $(awk -v a="$(med "$v" bench_hot_rate_median)" -v b="$base_rate" 'BEGIN { if (b > 0 && a != "") printf "%.2f", a / b; else print "n/a" }')"
 		printf '| %s | %s%% | %s%% | %s%% | %s | %s%% | %s → %s | %s | %s |\n' "$v" \
 			"$(med "$v" bench_cold_off_mid)" "$(med "$v" bench_cold_off_end)" \
 			"$(med "$v" bench_warm_refault_pct)" "$rel" "$(med "$v" bench_hot_present_pct)" \
@@ -105,10 +112,12 @@ if [[ " $WHAT " == *" s3 "* ]]; then
 	echo
 	echo "S3 swappiness sweep, mixed workload (anon 100 MiB + 128 MiB page cache, both touched once): anon share of what was reclaimed"
 	echo
-	echo "| swappiness | kernel memory.reclaim 64M swappiness=N | mglrud Mode=active Swappiness=N (until 64 MiB stolen or 90 s) |"
-	echo "|---|---|---|"
+	echo "| swappiness | anon share asked | kernel memory.reclaim 64M swappiness=N | mglrud Mode=active Swappiness=N (until 64 MiB stolen or 90 s) |"
+	echo "|---|---|---|---|"
 	for n in $(echo "$SWEEP" | tr ',' ' '); do
-		printf '| %s | %s | %s |\n' "$n" "$(get "$d.out" "s3_kernel_$n" | tr ',' ' ')" "$(get "$d.out" "s3_mglrud_$n" | tr ',' ' ')"
+		if [ "$n" = auto ]; then asked="cost-balanced (no refaults, zram: 66.7%)" kern="(no auto in the kernel)"
+		else asked=$(awk -v n="$n" 'BEGIN { printf "%.1f%%", n / 2 }') kern=$(get "$d.out" "s3_kernel_$n" | tr ',' ' '); fi
+		printf '| %s | %s | %s | %s |\n' "$n" "$asked" "$kern" "$(get "$d.out" "s3_mglrud_$n" | tr ',' ' ')"
 	done
 fi
 if [[ " $WHAT " == *" s2 "* ]]; then

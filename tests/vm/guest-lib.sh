@@ -99,6 +99,22 @@ run_anon_tiers() {
 	wait_event "$out" ready "$tmo" || fail "anon-tiers did not start"
 }
 
+# split_cpus PID: with two or more CPUs, pins PID to CPU 0 and this shell (so the daemon and
+# samplers it starts afterwards) to the other CPUs, the way a daemon and a workload share a
+# many-core server. Under TCG each guest context switch flushes QEMU's software TLB, so a
+# workload sharing its CPU with the samplers runs at a rate that swings 10x from one 5 s window
+# to the next (measured: 2 to 70 M touches/s with no daemon); pinned, it measures the workload.
+# Sets CPUS_SPLIT=1 when it pinned.
+split_cpus() {
+	local n
+	n=$(nproc 2>/dev/null || echo 1)
+	CPUS_SPLIT=0
+	[ "$n" -ge 2 ] || return 0
+	taskset -p 1 "$1" > /dev/null || { log "split_cpus: taskset of $1 failed"; return 0; }
+	taskset -p "$(printf '%x' $(( (1 << n) - 2 )))" $$ > /dev/null || { log "split_cpus: taskset of the shell failed"; return 0; }
+	CPUS_SPLIT=1
+}
+
 # avg_current_while CG PID: waits for PID, sampling CG's memory.current every 0.5 s, and sets
 # AVG_CURRENT_MIB to the average (0 without a sample). Not for $(...): in a subshell the
 # exited child stays an unreaped zombie and kill -0 keeps succeeding.

@@ -98,6 +98,21 @@ static inline void lruvec_fill(struct lrugen_lruvec *v, uint64_t memcg_id, int n
         }
 }
 
+/* Initialises s as the state of a daemon that has been managing the cgroup for a while: the
+ * lruvecs of smp are past their calibration agings (tiering.c), so ageing follows the regular
+ * T/2 cadence. A fresh policy_state_init() ages a newly seen lruvec at once instead. */
+static inline void state_init_running(struct policy_state *s, const struct policy *p,
+                                      const struct cgroup_sample *smp) {
+        policy_state_init(s, p, smp->now_usec);
+        for (size_t i = 0; i < smp->n_lruvecs && s->n_lruvecs < POLICY_MAX_LRUVECS; i++)
+                s->lruvecs[s->n_lruvecs++] = (struct policy_lruvec_state) {
+                        .memcg_id = smp->lruvecs[i].memcg_id,
+                        .node = smp->lruvecs[i].node,
+                        .n_aged = 2,
+                        .last_seen_usec = smp->now_usec,
+                };
+}
+
 static inline struct host_sample host_make(uint64_t now_usec) {
         return (struct host_sample) {
                 .now_usec = now_usec,

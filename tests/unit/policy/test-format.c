@@ -63,7 +63,7 @@ static void test_advice_line(void **unused) {
         prev.lruvecs = &v;
         prev.n_lruvecs = 1;
         prev.has_psi = false;
-        policy_state_init(&s, &p, prev.now_usec);
+        state_init_running(&s, &p, &prev);
         d = run(&p, &caps, &s, NULL, &prev);
         assert_true(decision_format(&d, buf, sizeof(buf)) > 0);
         assert_string_equal(buf, "cold anon 212M file 40M (idle ≥ 4min), cooling anon 10M file 5M; "
@@ -115,7 +115,7 @@ static void test_mixed_and_no_swap(void **unused) {
         cold_lruvec(&v);
         prev.lruvecs = &v;
         prev.n_lruvecs = 1;
-        policy_state_init(&s, &p, prev.now_usec);
+        state_init_running(&s, &p, &prev);
         (void) run(&p, &caps, &s, NULL, &prev);
         cur = sample_next(&prev, 10 * SEC);
         d = run(&p, &caps, &s, &prev, &cur);
@@ -143,7 +143,7 @@ static void test_tmo_line(void **unused) {
         p.mode = POLICY_MODE_ADVISE;
         p.swappiness = 0;
         prev.has_lrugen = false;
-        policy_state_init(&s, &p, prev.now_usec);
+        state_init_running(&s, &p, &prev);
         (void) run(&p, &caps, &s, NULL, &prev);
         cur = sample_next(&prev, 6 * SEC);
         d = run(&p, &caps, &s, &prev, &cur);

@@ -27,7 +27,7 @@ static void setup(struct fixture *f) {
         f->prev = sample_make(1000 * SEC);
         f->prev.lruvecs = &f->v;
         f->prev.n_lruvecs = 1;
-        policy_state_init(&f->s, &f->p, f->prev.now_usec);
+        state_init_running(&f->s, &f->p, &f->prev);
         d = run(&f->p, &f->caps, &f->s, NULL, &f->prev);
         assert_int_equal(d.reason, DECISION_NONE_WARMUP);
         f->cur = sample_next(&f->prev, 10 * SEC);
@@ -141,7 +141,8 @@ static void test_quiet_lowers_t(void **unused) {
         int lowered = 0;
 
         setup(&f);
-        for (int i = 0; i < 5; i++) {
+        /* 10 s cycles: quiet for 6 cycles is not enough, T (240 s) of quiet is. */
+        for (int i = 0; i < 23; i++) {
                 d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
                 assert_int_equal(d.cold_age_usec, 240 * SEC);
                 step(&f);
@@ -149,9 +150,33 @@ static void test_quiet_lowers_t(void **unused) {
         d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
         assert_true(d.flags & DECISION_FLAG_T_LOWERED);
         assert_int_equal(d.cold_age_usec, 216 * SEC);
+        /* The next step waits for the new T: 216 s = 22 cycles. */
+        for (int i = 0; i < 21; i++) {
+                step(&f);
+                d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+                assert_false(d.flags & DECISION_FLAG_T_LOWERED);
+        }
+        step(&f);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_true(d.flags & DECISION_FLAG_T_LOWERED);
+
+        /* With 1 s cycles and a small T the 6-cycle minimum holds instead. */
+        f.s.cold_age_usec = 61 * SEC;
+        f.s.quiet_cycles = 0;
+        for (int i = 0; i < 5; i++) {
+                f.prev = f.cur;
+                f.cur = sample_next(&f.prev, 60 * SEC);
+                d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+                assert_false(d.flags & DECISION_FLAG_T_LOWERED);
+        }
+        f.prev = f.cur;
+        f.cur = sample_next(&f.prev, 60 * SEC);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_true(d.flags & DECISION_FLAG_T_LOWERED);
+        f.s.cold_age_usec = 216 * SEC;
 
         /* Long quiet: T converges to MinColdAge and never below. */
-        for (int i = 0; i < 200; i++) {
+        for (int i = 0; i < 400; i++) {
                 step(&f);
                 d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
                 lowered += !!(d.flags & DECISION_FLAG_T_LOWERED);
@@ -162,6 +187,7 @@ static void test_quiet_lowers_t(void **unused) {
 
         /* Small refaults (between a quarter of the target and the target) stop the descent
          * without raising T. */
+        f.s.quiet_since_usec = 0;
         f.s.cold_age_usec = 300 * SEC;
         f.s.quiet_cycles = 5;
         step(&f);
@@ -170,6 +196,43 @@ static void test_quiet_lowers_t(void **unused) {
         d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
         assert_int_equal(f.s.cold_age_usec, 300 * SEC);
         assert_int_equal(f.s.quiet_cycles, 0);
+}
+
+/* Refaults raise T and make the raised T a floor for POLICY_T_FLOOR_HOLD_USEC (10 min): quiet
+ * periods do not lower it back into the reuse period that refaulted, until the hold ends. */
+static void test_refault_floor(void **unused) {
+        struct fixture f;
+        struct decision d;
+        uint64_t raised_at;
+
+        setup(&f);
+        stat_set(&f.cur.stat, MEMSTAT_WORKINGSET_REFAULT_ANON, 5000);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_true(d.flags & DECISION_FLAG_T_RAISED);
+        assert_int_equal(f.s.cold_age_usec, 360 * SEC);
+        assert_int_equal(f.s.t_floor_usec, 360 * SEC);
+        raised_at = f.cur.now_usec;
+
+        /* 9 min 50 s of quiet: T stays at the floor. */
+        while (f.cur.now_usec + 10 * SEC < raised_at + 600 * SEC) {
+                step(&f);
+                d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+                assert_false(d.flags & DECISION_FLAG_T_LOWERED);
+                assert_int_equal(f.s.cold_age_usec, 360 * SEC);
+        }
+        /* The hold is over and the cgroup has been quiet for more than T: one step down. */
+        step(&f);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_true(d.flags & DECISION_FLAG_T_LOWERED);
+        assert_int_equal(f.s.cold_age_usec, 324 * SEC);
+
+        /* PSI pressure raises T but sets no floor. */
+        setup(&f);
+        f.s.t_floor_usec = 0;
+        f.cur.psi.some.total_us = f.prev.psi.some.total_us + 100000; /* 1% of 10 s */
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_true(d.flags & DECISION_FLAG_T_RAISED);
+        assert_int_equal(f.s.t_floor_usec, 0);
 }
 
 static void test_host_guard(void **unused) {
@@ -416,6 +479,7 @@ int main(void) {
                 cmocka_unit_test(test_refault_burst),
                 cmocka_unit_test(test_few_refaults_do_not_raise),
                 cmocka_unit_test(test_quiet_lowers_t),
+                cmocka_unit_test(test_refault_floor),
                 cmocka_unit_test(test_host_guard),
                 cmocka_unit_test(test_counter_reset),
                 cmocka_unit_test(test_clock_jump),

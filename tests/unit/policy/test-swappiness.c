@@ -22,7 +22,7 @@ static void setup_with(struct fixture *f, int swappiness, const uint64_t anon[4]
         f->prev = sample_make(1000 * SEC);
         f->prev.lruvecs = &f->v;
         f->prev.n_lruvecs = 1;
-        policy_state_init(&f->s, &f->p, f->prev.now_usec);
+        state_init_running(&f->s, &f->p, &f->prev);
         (void) run(&f->p, &f->caps, &f->s, NULL, &f->prev);
         f->cur = sample_next(&f->prev, 10 * SEC);
 }
@@ -206,16 +206,31 @@ static void test_auto(void **unused) {
         struct fixture f;
         struct decision d;
 
-        /* no refaults, compressed swap: anon costs half a file refault → 2/3 anon */
+        /* no refaults, all swap on zram: anon costs half a file refault → 2/3 anon */
         setup(&f, SWAPPINESS_AUTO);
+        f.caps.swap_compressed = true;
         d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_true(f.s.anon_compressed);
         assert_near(d.target_anon_share, 2.0 / 3.0, 1e-9);
-
-        /* swap-ins from disk: anon costs twice a file refault → 1/3 anon */
-        setup(&f, SWAPPINESS_AUTO);
+        /* zram swap-ins count as pswpin: still compressed */
         stat_set(&f.cur.stat, MEMSTAT_PSWPIN, 10);
         d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
-        assert_true(f.s.anon_from_disk);
+        assert_true(f.s.anon_compressed);
+
+        /* not zram and no swap-in seen yet: disk assumed, anon costs twice a file refault */
+        setup(&f, SWAPPINESS_AUTO);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_false(f.s.anon_compressed);
+        assert_near(d.target_anon_share, 1.0 / 3.0, 1e-9);
+        /* zswap loads (zswpin > pswpin): compressed; then disk reads win again */
+        stat_set(&f.cur.stat, MEMSTAT_ZSWPIN, 10);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_true(f.s.anon_compressed);
+        f.prev = f.cur;
+        f.cur = sample_next(&f.prev, 10 * SEC);
+        stat_set(&f.cur.stat, MEMSTAT_PSWPIN, 40);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_false(f.s.anon_compressed);
         assert_near(d.target_anon_share, 1.0 / 3.0, 1e-2);
 
         /* anon refaulting hard: the share drops to the floor; file refaulting: it rises */

@@ -18,7 +18,7 @@ static void warm(const struct policy *p, const struct kernel_caps *caps, struct 
                  struct cgroup_sample *prev, struct cgroup_sample *ret_cur) {
         struct decision d;
 
-        policy_state_init(s, p, prev->now_usec);
+        state_init_running(s, p, prev);
         d = run(p, caps, s, NULL, prev);
         assert_int_equal(d.reason, DECISION_NONE_WARMUP);
         assert_true(d.flags & DECISION_FLAG_FIRST_SAMPLE);
@@ -35,6 +35,64 @@ static void test_initial_t(void **unused) {
         p.min_cold_age_usec = p.max_cold_age_usec = 30 * SEC;
         policy_state_init(&s, &p, 0);
         assert_int_equal(s.cold_age_usec, 30 * SEC);
+}
+
+/* Shows the lruvec v to one more decision dt after prev and returns the number of '+' it asked. */
+static size_t agings_after(const struct policy *p, const struct kernel_caps *caps,
+                           struct policy_state *s, struct cgroup_sample *prev,
+                           struct lrugen_lruvec *v, uint64_t dt) {
+        struct cgroup_sample cur = sample_next(prev, dt);
+        struct decision d;
+
+        cur.lruvecs = v;
+        cur.n_lruvecs = 1;
+        d = run(p, caps, s, prev, &cur);
+        *prev = cur;
+        return count_cmds(&d, '+');
+}
+
+/* A newly seen lruvec (the daemon just started, or a new workload) is aged at once, again a
+ * quarter cadence later, and then every T/2: its cold pages become evictable T + T/8 after it
+ * was first seen instead of about 1.5 T. */
+static void test_calibration_agings(void **unused) {
+        struct policy p = test_policy();
+        struct kernel_caps caps = caps_all();
+        struct policy_state s;
+        struct lrugen_lruvec v;
+        struct cgroup_sample prev = sample_make(1000 * SEC);
+        struct decision d;
+
+        /* T fixed at 240 s (quiet cycles would lower it): cadence 120 s, calibration step 30 s. */
+        p.min_cold_age_usec = p.max_cold_age_usec = 240 * SEC;
+        /* Everything in the youngest generation, 5 s old: below any regular cadence. */
+        lruvec_fill(&v, 42, 0, 5, 3, (uint32_t[]) { 100, 50, 5 }, (uint64_t[]) { 0, 0, 60000 },
+                    (uint64_t[]) { 0, 0, 1000 });
+        prev.lruvecs = &v;
+        prev.n_lruvecs = 1;
+        policy_state_init(&s, &p, prev.now_usec);
+        d = run(&p, &caps, &s, NULL, &prev);
+        assert_int_equal(d.reason, DECISION_NONE_WARMUP);
+
+        assert_int_equal(agings_after(&p, &caps, &s, &prev, &v, 2 * SEC), 1); /* first sight */
+        assert_int_equal(s.lruvecs[0].n_aged, 1);
+        lruvec_fill(&v, 42, 0, 5, 4, (uint32_t[]) { 102, 52, 7, 0 }, (uint64_t[]) { 0, 0, 60000, 0 },
+                    (uint64_t[]) { 0, 0, 1000, 0 });
+        /* The youngest generation must be a quarter cadence (30 s) old for the second. */
+        assert_int_equal(agings_after(&p, &caps, &s, &prev, &v, 2 * SEC), 0);
+        v.gens[3].age_ms = 29 * 1000;
+        assert_int_equal(agings_after(&p, &caps, &s, &prev, &v, 27 * SEC), 0);
+        v.gens[3].age_ms = 30 * 1000;
+        assert_int_equal(agings_after(&p, &caps, &s, &prev, &v, 1 * SEC), 1);
+        assert_int_equal(s.lruvecs[0].n_aged, 2);
+        /* Calibrated: the regular T/2 cadence from now on. */
+        lruvec_fill(&v, 42, 0, 6, 4, (uint32_t[]) { 300, 250, 200, 30 },
+                    (uint64_t[]) { 0, 58000, 2000, 0 }, (uint64_t[]) { 0, 900, 100, 0 });
+        assert_int_equal(agings_after(&p, &caps, &s, &prev, &v, 30 * SEC), 0);
+        v.gens[3].age_ms = 119 * 1000;
+        assert_int_equal(agings_after(&p, &caps, &s, &prev, &v, 89 * SEC), 0);
+        v.gens[3].age_ms = 120 * 1000;
+        assert_int_equal(agings_after(&p, &caps, &s, &prev, &v, 1 * SEC), 1);
+        assert_int_equal(s.lruvecs[0].n_aged, 2);
 }
 
 static void test_ages_then_evicts(void **unused) {
@@ -399,7 +457,7 @@ static void test_random_invariants(void **unused) {
                 prev.limits.min = rnd(3) ? 0 : rnd(GiB);
                 prev.lruvecs = v;
                 prev.n_lruvecs = n;
-                policy_state_init(&s, &p, prev.now_usec);
+                state_init_running(&s, &p, &prev);
                 (void) run(&p, &caps, &s, NULL, &prev);
                 cur = sample_next(&prev, 10 * SEC);
                 d = run(&p, &caps, &s, &prev, &cur);
@@ -448,6 +506,7 @@ static void test_random_invariants(void **unused) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_initial_t),
+                cmocka_unit_test(test_calibration_agings),
                 cmocka_unit_test(test_ages_then_evicts),
                 cmocka_unit_test(test_steady_cold_set),
                 cmocka_unit_test(test_evict_before_age),

@@ -18,7 +18,7 @@ static void setup(struct fixture *f, int swappiness) {
         f->caps.lrugen_write = false;
         f->prev = sample_make(1000 * SEC);
         f->prev.has_lrugen = false;
-        policy_state_init(&f->s, &f->p, f->prev.now_usec);
+        state_init_running(&f->s, &f->p, &f->prev);
         (void) run(&f->p, &f->caps, &f->s, NULL, &f->prev);
         f->cur = sample_next(&f->prev, 6 * SEC);
 }

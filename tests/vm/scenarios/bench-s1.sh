@@ -2,7 +2,8 @@
 # Args: variant=none|active|pressure, duration (s, default 180), mid (s, default 90),
 #       settle (s after which warm refaults count, default 120), cold/warm/hot (MiB,
 #       default 240/64/32), warmiv (s, default 30), interval (daemon, default 2s),
-#       mincold/maxcold (active, default 20s/2min), maxstep (default 16M).
+#       mincold/maxcold (active, default 20s/2min), maxstep (default 64M, the daemon's), pin (1: workload on
+#       CPU 0, the rest on the other CPUs, see split_cpus; 0: no pinning).
 # Output: result keys bench_* (parsed by run-bench.sh) plus the workload log and a 5 s series.
 V="${MGLRUD_ARG_variant:-none}"
 DUR="${MGLRUD_ARG_duration:-180}"
@@ -12,7 +13,7 @@ COLD="${MGLRUD_ARG_cold:-240}" WARM="${MGLRUD_ARG_warm:-64}" HOT="${MGLRUD_ARG_h
 WARMIV="${MGLRUD_ARG_warmiv:-30}"
 IV="${MGLRUD_ARG_interval:-2s}"
 MINC="${MGLRUD_ARG_mincold:-20s}" MAXC="${MGLRUD_ARG_maxcold:-2min}"
-STEP="${MGLRUD_ARG_maxstep:-16M}"
+STEP="${MGLRUD_ARG_maxstep:-64M}"
 CG="bench.slice/s1"
 cg_create "$CG" 800M
 case "$V" in none|active|pressure) ;; *) fail "unknown variant $V" ;; esac
@@ -29,6 +30,8 @@ MaxStep=$STEP
 EOC
 run_anon_tiers "$CG" /tmp/wl.log 120 --cold "$COLD" --warm "$WARM" --hot "$HOT" --warm-interval "$WARMIV" --duration "$DUR" --report 5
 WL=$WL_PID
+# The workload on CPU 0, this shell, the samplers and the daemon on the other (guest-lib).
+if [ "${MGLRUD_ARG_pin:-1}" = 1 ]; then split_cpus "$WL"; fi
 cur0=$(cg_read "$CG" memory.current)
 steal0=$(cg_stat "$CG" pgsteal_proactive)
 t0=$(date +%s)
@@ -62,6 +65,9 @@ result_file series /tmp/series
 cold_at() { awk -v m="$1" '$1 == "event=report" || $1 == "event=final" { split($2, a, "="); t = a[2]; for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
 	d = t - m; if (d < 0) d = -d; if (best == "" || d < best) { best = d; out = sprintf("%.1f", 100 * v["cold_swapped_kib"] / v["cold_kib"]) } } END { print out }' /tmp/wl.log; }
 result bench_variant "$V"
+result bench_cpus_split "${CPUS_SPLIT:-0}"
+# Median of the 5 s hot-loop rates: robust to one slow window, unlike the total.
+result bench_hot_rate_median "$(awk '$1 == "event=report" { for (i = 3; i <= NF; i++) if ($i ~ /^hot_touches_per_s=/) { split($i, kv, "="); print kv[2] } }' /tmp/wl.log | sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }')"
 result bench_duration "$DUR"
 result bench_cold_off_mid "$(cold_at "$MID")"
 result bench_cold_off_end "$(event_get /tmp/wl.log final cold_swapped_kib | awk -v k="$(event_get /tmp/wl.log final cold_kib)" '{ printf "%.1f", 100 * $1 / k }')"

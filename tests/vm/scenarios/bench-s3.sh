@@ -1,12 +1,17 @@
 # bench-s3 (tests/bench/run-bench.sh, not a meson test): swappiness sweep on the mixed workload
 # (anon MGLRUD_ARG_anon MiB touched once + /data/medium.bin, 128 MiB of page cache read once).
-# For each N in MGLRUD_ARG_sweep (comma-separated, default 1,100,200), on a fresh cgroup each:
+# For each N in MGLRUD_ARG_sweep (comma-separated, default 1,100,200; "auto" runs mglrud only),
+# on a fresh cgroup each:
 #   kernel: one write "64M swappiness=N" to memory.reclaim;
 #   mglrud: Mode=active Swappiness=N (MinColdAge=5s MaxColdAge=10s MaxStep=16M) until it has
 #           stolen >= 64 MiB (pgsteal_proactive) or 90 s.
 # Both are aged twice 8 s apart first (kwrite to lru_gen), so both types sit in old generations.
 # Reports the anon share of what went (Δanon / (Δanon + Δfile) from memory.stat).
+# MGLRUD_ARG_kernel=0 skips the kernel runs; MGLRUD_ARG_assert=1 (the CI version, meson test
+# swappiness-sweep) fails unless mglrud's anon share rises with N and stays within
+# MGLRUD_ARG_tolerance points (default 10) of N/200 for every numeric N.
 SWEEP="$(echo "${MGLRUD_ARG_sweep:-1,100,200}" | tr ',' ' ')"
+KERNEL="${MGLRUD_ARG_kernel:-1}"
 ANON="${MGLRUD_ARG_anon:-100}"
 have_d=1; command -v mglrud >/dev/null 2>&1 || have_d=0
 one() { # kind N
@@ -52,7 +57,22 @@ EOC
 	rmdir "$CG_ROOT/$cg" 2>/dev/null
 }
 for n in $SWEEP; do
-	one kernel "$n"
+	# The kernel has no "auto": only mglrud runs it.
+	[ "$n" = auto ] || [ "$KERNEL" = 0 ] || one kernel "$n"
 	[ "$have_d" = 1 ] && one mglrud "$n"
 done
+if [ "${MGLRUD_ARG_assert:-0}" = 1 ]; then
+	[ "$have_d" = 1 ] || skip "no mglrud in this build"
+	prev=-1
+	for n in $SWEEP; do
+		[ "$n" = auto ] && continue
+		share=$(sed -n "s/^s3_mglrud_$n=anon_share=\([0-9.]*\)%.*/\1/p" "$MGLRUD_RESULT_FILE")
+		[ -n "$share" ] || fail "no result for Swappiness=$n"
+		awk -v s="$share" -v n="$n" -v tol="${MGLRUD_ARG_tolerance:-10}" 'BEGIN { d = s - n / 2; exit !(d <= tol && d >= -tol) }' ||
+			fail "Swappiness=$n: anon share $share%, asked $(awk -v n="$n" 'BEGIN { print n / 2 }')%"
+		awk -v s="$share" -v p="$prev" 'BEGIN { exit !(s > p) }' || fail "Swappiness=$n: anon share $share% not above $prev%"
+		prev=$share
+	done
+	pass "anon share rises with Swappiness and stays within ${MGLRUD_ARG_tolerance:-10} points: $(grep '^s3_mglrud_' "$MGLRUD_RESULT_FILE" | sed 's/,anon_mib.*//' | tr '\n' ' ')"
+fi
 pass "s3 done"

@@ -2,6 +2,9 @@
 # an anon-tiers cgroup for MGLRUD_ARG_advise seconds, then the config is switched to Mode=active
 # (SIGHUP reload, same daemon, same state) for MGLRUD_ARG_active seconds; reports the last
 # advise estimate and what active reclaimed. Workload: cold 240, warm 64 every 30 s, hot 32 MiB.
+# MGLRUD_ARG_assert=1 (the CI version, meson test advise-vs-active) fails unless the advise
+# estimate is within MGLRUD_ARG_tolerance percent (default 20) of what active reclaimed, the hot
+# set stays >= 95% resident and mglrud exits 0. Also: warmiv (warm set period, default 30 s).
 need_bin mglrud
 ADV="${MGLRUD_ARG_advise:-60}" ACT="${MGLRUD_ARG_active:-120}"
 COLD="${MGLRUD_ARG_cold:-240}" WARM="${MGLRUD_ARG_warm:-64}" HOT="${MGLRUD_ARG_hot:-32}"
@@ -19,7 +22,7 @@ MaxColdAge=${MGLRUD_ARG_maxcold:-2min}
 MaxStep=${MGLRUD_ARG_maxstep:-16M}
 EOC
 }
-run_anon_tiers "$CG" /tmp/wl.log 120 --cold "$COLD" --warm "$WARM" --hot "$HOT" --warm-interval 30 --duration 0 --report 5
+run_anon_tiers "$CG" /tmp/wl.log 120 --cold "$COLD" --warm "$WARM" --hot "$HOT" --warm-interval "${MGLRUD_ARG_warmiv:-30}" --duration 0 --report 5
 WL=$WL_PID
 conf advise
 mglrud --cgroup-root /sys/fs/cgroup --config /tmp/s4.conf --log-level debug > /tmp/mglrud.log 2>&1 &
@@ -50,4 +53,18 @@ result s4_cold_swapped_pct "$(event_get /tmp/wl.log report cold_swapped_kib | aw
 result s4_hot_present_kib "$(event_get /tmp/wl.log report hot_present_kib)"
 result s4_mglrud_rc "$drc"
 kill "$WL" 2>/dev/null
+if [ "${MGLRUD_ARG_assert:-0}" = 1 ]; then
+	est=$(echo "$last" | sed -n 's/.*cold anon \([^ ]*\) .*/\1/p')
+	est_b=$(awk -v v="$est" 'BEGIN { m = 1; u = substr(v, length(v)); if (u == "K") m = 1024; else if (u == "M") m = 1048576; else if (u == "G") m = 1073741824
+		if (m > 1) v = substr(v, 1, length(v) - 1); printf "%.0f", v * m }')
+	got_b=$(( (steal1 - steal0) * 4096 ))
+	hot_pct=$(event_get /tmp/wl.log report hot_present_kib | awk -v k="$(event_get /tmp/wl.log report hot_kib)" '{ printf "%.1f", 100 * $1 / k }')
+	msg="advise estimated $est, active reclaimed $((got_b / 1048576)) MiB in $((t1 - t0)) s, hot set $hot_pct% resident"
+	[ "$drc" = 0 ] || fail "mglrud exited $drc; $msg"
+	[ "$got_b" -gt 0 ] || fail "active reclaimed nothing; $msg"
+	awk -v e="$est_b" -v g="$got_b" -v tol="${MGLRUD_ARG_tolerance:-20}" 'BEGIN { d = (e - g) / g * 100; exit !(d <= tol && d >= -tol) }' ||
+		fail "estimate off by more than ${MGLRUD_ARG_tolerance:-20}%: $msg"
+	awk -v h="$hot_pct" 'BEGIN { exit !(h >= 95) }' || fail "hot set evicted: $msg"
+	pass "$msg"
+fi
 pass "s4 done"

@@ -52,6 +52,7 @@ sleep 1
 result_file lru_gen "$LRU_GEN"
 result_file lru_gen_full /sys/kernel/debug/lru_gen_full
 result_file meminfo /proc/meminfo
+result_file swaps /proc/swaps
 result_file proc-pressure-memory /proc/pressure/memory
 result_file lru_gen-enabled /sys/kernel/mm/lru_gen/enabled
 result_file lru_gen-min_ttl_ms /sys/kernel/mm/lru_gen/min_ttl_ms
