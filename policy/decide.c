@@ -54,6 +54,14 @@ void policy_note_error(struct policy_state *s, uint64_t now_usec) {
         s->counters.errors++;
 }
 
+const struct policy_lruvec_state *policy_lruvec_find(const struct policy_state *s,
+                                                     uint64_t memcg_id, int node) {
+        for (size_t i = 0; i < s->n_lruvecs; i++)
+                if (s->lruvecs[i].memcg_id == memcg_id && s->lruvecs[i].node == node)
+                        return &s->lruvecs[i];
+        return NULL;
+}
+
 struct policy_lruvec_state *policy_lruvec_slot(struct policy_state *s, uint64_t memcg_id,
                                                int node, uint64_t now_usec) {
         struct policy_lruvec_state *oldest = NULL;
@@ -194,7 +202,8 @@ int policy_decide(const struct policy *p, const struct kernel_caps *caps,
 
         d.cold_age_usec = s.cold_age_usec;
         d.file_cold_age_usec = stream_file_cold_age(p, &s);
-        tiering_estimate(cur, &d);
+        tiering_note_rejects(&s, cur);
+        tiering_estimate(&s, cur, &d);
         d.target_anon_share = swappiness_target_share(p, &s);
 
         if (policy_host_guard(host_prev, host_cur, host_limits)) {

@@ -119,8 +119,12 @@ void tiering_adapt(const struct policy *p, struct policy_state *s, const struct 
 void stream_update(struct policy_state *s, const struct policy_rates *r,
                    const struct cgroup_sample *cur);
 uint64_t stream_file_cold_age(const struct policy *p, const struct policy_state *s);
+/* Notes, per lruvec, when the previous decision's evictions (now done) put the pages they found
+ * referenced back into a generation. Call before tiering_estimate(). */
+void tiering_note_rejects(struct policy_state *s, const struct cgroup_sample *cur);
 /* Fills the estimate fields of d (cold/cooling/warm/hot) from cur's lruvecs and d's T. */
-void tiering_estimate(const struct cgroup_sample *cur, struct decision *d);
+void tiering_estimate(const struct policy_state *s, const struct cgroup_sample *cur,
+                      struct decision *d);
 /* Plans ageing and eviction commands. Returns the reason. */
 enum decision_reason tiering_plan(const struct policy *p, const struct kernel_caps *caps,
                                   struct policy_state *s, const struct cgroup_sample *cur,
@@ -140,6 +144,9 @@ uint64_t policy_budget(const struct policy *p, const struct cgroup_sample *cur, 
                        uint64_t *ret_floor);
 /* Returns how many anon bytes may go to swap (swap.max − swap.current, or unlimited). */
 uint64_t policy_swap_headroom(const struct kernel_caps *caps, const struct cgroup_sample *cur);
+/* Returns the state slot of a lruvec, or NULL if it has none. */
+const struct policy_lruvec_state *policy_lruvec_find(const struct policy_state *s,
+                                                     uint64_t memcg_id, int node);
 /* Finds (or allocates, reusing the least recently seen) the state slot of a lruvec. */
 struct policy_lruvec_state *policy_lruvec_slot(struct policy_state *s, uint64_t memcg_id,
                                                int node, uint64_t now_usec);

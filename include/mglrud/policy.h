@@ -82,6 +82,14 @@ struct policy_lruvec_state {
         uint64_t last_age_seq;   /* the max_seq we aged from */
         unsigned n_aged;         /* agings asked for so far (saturates at 2: calibrated) */
         uint64_t last_seen_usec; /* for slot reuse */
+        /* Where our evictions put back the pages they found referenced (tiering.c:
+         * rejected_since): max_seq − 1 of the last eviction, noted at the next decision... */
+        bool has_pending_reject;
+        uint64_t pending_reject_seq;
+        /* ... with that decision's time, per generation (indexed by seq % 4). */
+        struct {
+                uint64_t seq, usec; /* usec 0: none */
+        } rejected[4];
 };
 
 struct policy_counters {

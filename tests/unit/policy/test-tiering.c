@@ -95,6 +95,78 @@ static void test_calibration_agings(void **unused) {
         assert_int_equal(s.lruvecs[0].n_aged, 2);
 }
 
+/* Runs one decision on lruvec v (memcg 42) at time now, after prev; returns it. */
+static struct decision decide_at(const struct policy *p, const struct kernel_caps *caps,
+                                 struct policy_state *s, struct cgroup_sample *prev,
+                                 struct lrugen_lruvec *v, uint64_t now) {
+        struct cgroup_sample cur = sample_next(prev, now - prev->now_usec);
+        struct decision d;
+
+        cur.lruvecs = v;
+        cur.n_lruvecs = 1;
+        d = run(p, caps, s, prev, &cur);
+        *prev = cur;
+        return d;
+}
+
+/* Pages an eviction finds referenced go back to max_seq − 1 with their accessed bit cleared,
+ * so the next ageing leaves them under a generation older than their last access: their
+ * generation's idle bound is capped by the time since that eviction. */
+static void test_rejected_pages_not_cold_early(void **unused) {
+        struct policy p = test_policy();
+        struct kernel_caps caps = caps_all();
+        struct policy_state s;
+        struct lrugen_lruvec v;
+        struct cgroup_sample prev = sample_make(1000 * SEC);
+        struct decision d;
+        uint64_t t0 = 1010 * SEC;
+
+        p.min_cold_age_usec = p.max_cold_age_usec = 40 * SEC; /* cadence 20 s */
+        lruvec_fill(&v, 42, 0, 10, 4, (uint32_t[]) { 200, 100, 50, 10 },
+                    (uint64_t[]) { 0, 1000, 500, 500 }, (uint64_t[]) { 0, 0, 0, 0 });
+        prev.lruvecs = &v;
+        prev.n_lruvecs = 1;
+        state_init_running(&s, &p, &prev);
+        (void) run(&p, &caps, &s, NULL, &prev);
+
+        /* t0: generation 11 is idle >= 50 s: evicted (the kernel will put back what it finds
+         * referenced at max_seq − 1 = 12). */
+        d = decide_at(&p, &caps, &s, &prev, &v, t0);
+        assert_int_equal(find_evict(&d, LRUGEN_ANON)->seq, 11);
+
+        /* t0 + 10 s: it took nothing; the 1000 pages are in generation 12 now. */
+        lruvec_fill(&v, 42, 0, 10, 4, (uint32_t[]) { 210, 110, 60, 20 },
+                    (uint64_t[]) { 0, 0, 1500, 500 }, (uint64_t[]) { 0, 0, 0, 0 });
+        d = decide_at(&p, &caps, &s, &prev, &v, t0 + 10 * SEC);
+        assert_null(find_evict(&d, LRUGEN_ANON));
+        assert_int_equal(count_cmds(&d, '+'), 1); /* youngest 20 s old: ages */
+
+        /* t0 + 40 s, after that ageing: generation 12 is below 13, created 45 s ago, but its
+         * pages were referenced 30 s ago at most: not cold. */
+        lruvec_fill(&v, 42, 0, 11, 4, (uint32_t[]) { 140, 90, 45, 15 },
+                    (uint64_t[]) { 0, 1500, 250, 250 }, (uint64_t[]) { 0, 0, 0, 0 });
+        d = decide_at(&p, &caps, &s, &prev, &v, t0 + 40 * SEC);
+        assert_null(find_evict(&d, LRUGEN_ANON));
+        assert_int_equal(d.cold_bytes[LRUGEN_ANON], 0);
+        assert_int_equal(d.cooling_bytes[LRUGEN_ANON], 1500 * POLICY_PAGE_SIZE);
+
+        /* t0 + 50 s: 40 s since the eviction: cold. */
+        for (unsigned i = 0; i < 4; i++)
+                v.gens[i].age_ms += 10 * 1000;
+        d = decide_at(&p, &caps, &s, &prev, &v, t0 + 50 * SEC);
+        assert_int_equal(find_evict(&d, LRUGEN_ANON)->seq, 12);
+        assert_int_equal(find_evict(&d, LRUGEN_ANON)->nr_pages, 1500);
+
+        /* Advice evicts nothing: no cap. */
+        p.mode = POLICY_MODE_ADVISE;
+        lruvec_fill(&v, 42, 0, 20, 4, (uint32_t[]) { 200, 100, 50, 10 },
+                    (uint64_t[]) { 0, 1000, 500, 500 }, (uint64_t[]) { 0, 0, 0, 0 });
+        state_init_running(&s, &p, &prev);
+        d = decide_at(&p, &caps, &s, &prev, &v, prev.now_usec + 10 * SEC);
+        assert_int_equal(find_evict(&d, LRUGEN_ANON)->seq, 21);
+        assert_false(s.lruvecs[0].has_pending_reject);
+}
+
 static void test_ages_then_evicts(void **unused) {
         struct policy p = test_policy();
         struct kernel_caps caps = caps_all();
@@ -508,6 +580,7 @@ int main(void) {
                 cmocka_unit_test(test_initial_t),
                 cmocka_unit_test(test_calibration_agings),
                 cmocka_unit_test(test_ages_then_evicts),
+                cmocka_unit_test(test_rejected_pages_not_cold_early),
                 cmocka_unit_test(test_steady_cold_set),
                 cmocka_unit_test(test_evict_before_age),
                 cmocka_unit_test(test_max_step),
