@@ -37,17 +37,26 @@ static void test_initial_t(void **unused) {
         assert_int_equal(s.cold_age_usec, 30 * SEC);
 }
 
-/* Shows the lruvec v to one more decision dt after prev and returns the number of '+' it asked. */
-static size_t agings_after(const struct policy *p, const struct kernel_caps *caps,
-                           struct policy_state *s, struct cgroup_sample *prev,
-                           struct lrugen_lruvec *v, uint64_t dt) {
-        struct cgroup_sample cur = sample_next(prev, dt);
+/* Runs one decision on lruvec v (memcg 42) at time now, after prev; returns it. */
+static struct decision decide_at(const struct policy *p, const struct kernel_caps *caps,
+                                 struct policy_state *s, struct cgroup_sample *prev,
+                                 struct lrugen_lruvec *v, uint64_t now) {
+        struct cgroup_sample cur = sample_next(prev, now - prev->now_usec);
         struct decision d;
 
         cur.lruvecs = v;
         cur.n_lruvecs = 1;
         d = run(p, caps, s, prev, &cur);
         *prev = cur;
+        return d;
+}
+
+/* Shows the lruvec v to one more decision dt after prev and returns the number of '+' it asked. */
+static size_t agings_after(const struct policy *p, const struct kernel_caps *caps,
+                           struct policy_state *s, struct cgroup_sample *prev,
+                           struct lrugen_lruvec *v, uint64_t dt) {
+        struct decision d = decide_at(p, caps, s, prev, v, prev->now_usec + dt);
+
         return count_cmds(&d, '+');
 }
 
@@ -93,20 +102,6 @@ static void test_calibration_agings(void **unused) {
         v.gens[3].age_ms = 120 * 1000;
         assert_int_equal(agings_after(&p, &caps, &s, &prev, &v, 1 * SEC), 1);
         assert_int_equal(s.lruvecs[0].n_aged, 2);
-}
-
-/* Runs one decision on lruvec v (memcg 42) at time now, after prev; returns it. */
-static struct decision decide_at(const struct policy *p, const struct kernel_caps *caps,
-                                 struct policy_state *s, struct cgroup_sample *prev,
-                                 struct lrugen_lruvec *v, uint64_t now) {
-        struct cgroup_sample cur = sample_next(prev, now - prev->now_usec);
-        struct decision d;
-
-        cur.lruvecs = v;
-        cur.n_lruvecs = 1;
-        d = run(p, caps, s, prev, &cur);
-        *prev = cur;
-        return d;
 }
 
 /* Pages an eviction finds referenced go back to max_seq − 1 with their accessed bit cleared,
