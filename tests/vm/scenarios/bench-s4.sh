@@ -4,7 +4,9 @@
 # advise estimate and what active reclaimed. Workload: cold 240, warm 64 every 30 s, hot 32 MiB.
 # MGLRUD_ARG_assert=1 (the CI version, meson test advise-vs-active) fails unless the advise
 # estimate is within MGLRUD_ARG_tolerance percent (default 20) of what active reclaimed, the hot
-# set stays >= 95% resident and mglrud exits 0. Also: warmiv (warm set period, default 30 s).
+# set stays >= 95% resident and mglrud exits 0. Also: warmiv (warm set period, default 30 s),
+# settle (end the active phase once pgsteal_proactive has not moved for that many seconds,
+# at most MGLRUD_ARG_active seconds; default 0: always MGLRUD_ARG_active).
 need_bin mglrud
 ADV="${MGLRUD_ARG_advise:-60}" ACT="${MGLRUD_ARG_active:-120}"
 COLD="${MGLRUD_ARG_cold:-240}" WARM="${MGLRUD_ARG_warm:-64}" HOT="${MGLRUD_ARG_hot:-32}"
@@ -34,7 +36,20 @@ steal0=$(cg_stat "$CG" pgsteal_proactive)
 conf active
 kill -HUP "$D_PID"
 t0=$(date +%s)
-sleep "$ACT"
+if [ "${MGLRUD_ARG_settle:-0}" -gt 0 ]; then
+	# Until reclaim has settled (pgsteal_proactive unchanged for settle seconds after it
+	# started) or ACT seconds: eviction speed under TCG varies 10x with the host's load.
+	last_steal=$steal0 still=0
+	while [ $(( $(date +%s) - t0 )) -lt "$ACT" ]; do
+		sleep 2
+		s=$(cg_stat "$CG" pgsteal_proactive)
+		if [ "$s" = "$last_steal" ] && [ "$s" -gt "$steal0" ]; then still=$((still + 2)); else still=0; fi
+		last_steal=$s
+		[ "$still" -ge "${MGLRUD_ARG_settle}" ] && break
+	done
+else
+	sleep "$ACT"
+fi
 kill -TERM "$D_PID"; wait "$D_PID"; drc=$?
 steal1=$(cg_stat "$CG" pgsteal_proactive)
 t1=$(date +%s)
