@@ -12,7 +12,8 @@
 #     active reclaims (pgsteal_proactive, swap) on the same workload.
 # s3: swappiness sweep (--sweep LIST, default 1,36,71,106,141,176,200,auto) on the mixed workload:
 #     anon share of what mglrud
-#     (Mode=active, Swappiness=N) reclaimed vs one kernel memory.reclaim "64M swappiness=N".
+#     (Mode=active, Swappiness=N) reclaimed vs one kernel memory.reclaim "64M swappiness=N" and
+#     vs mglrud Mode=pressure (ReclaimRatio=2%, Swappiness=N).
 # s2: hot 56 MiB file read at random (bursts of 2048 preads every 2 s, warmed by them for 20 s)
 #     + 480 MiB streamed once at 16 MiB/s, memcg memory.max 100M, one guest boot, a fresh
 #     cgroup per row: the hot reader alone, then per stream shape (big files; many small
@@ -107,17 +108,18 @@ fi
 if [[ " $WHAT " == *" s3 "* ]]; then
 	d="$OUT/s3"
 	echo "run-bench: s3" >&2
-	[ "$REPORT_ONLY" = 1 ] || "$RS" --build-dir "$BUILD" --timeout 900 --mem 1G --zram 768M --files-dir "$d" --log "$d.log" \
-		--arg "sweep=$SWEEP" bench-s3 > "$d.out" 2>&1 || echo "run-bench: s3 failed (see $d.out)" >&2
+	[ "$REPORT_ONLY" = 1 ] || "$RS" --build-dir "$BUILD" --timeout 1500 --mem 1G --zram 768M --files-dir "$d" --log "$d.log" \
+		--arg "sweep=$SWEEP" --arg pressure=1 bench-s3 > "$d.out" 2>&1 || echo "run-bench: s3 failed (see $d.out)" >&2
 	echo
 	echo "S3 swappiness sweep, mixed workload (anon 100 MiB + 128 MiB page cache, both touched once): anon share of what was reclaimed"
 	echo
-	echo "| swappiness | anon share asked | kernel memory.reclaim 64M swappiness=N | mglrud Mode=active Swappiness=N (until 64 MiB stolen or 90 s) |"
-	echo "|---|---|---|---|"
+	echo "| swappiness | anon share asked | kernel memory.reclaim 64M swappiness=N | mglrud Mode=active Swappiness=N (until 64 MiB stolen or 90 s) | mglrud Mode=pressure ReclaimRatio=2% Swappiness=N (same stop) |"
+	echo "|---|---|---|---|---|"
 	for n in $(echo "$SWEEP" | tr ',' ' '); do
 		if [ "$n" = auto ]; then asked="cost-balanced (no refaults, zram: 66.7%)" kern="(no auto in the kernel)"
 		else asked=$(awk -v n="$n" 'BEGIN { printf "%.1f%%", n / 2 }') kern=$(get "$d.out" "s3_kernel_$n" | tr ',' ' '); fi
-		printf '| %s | %s | %s | %s |\n' "$n" "$asked" "$kern" "$(get "$d.out" "s3_mglrud_$n" | tr ',' ' ')"
+		printf '| %s | %s | %s | %s | %s |\n' "$n" "$asked" "$kern" "$(get "$d.out" "s3_mglrud_$n" | tr ',' ' ')" \
+			"$(get "$d.out" "s3_pressure_$n" | tr ',' ' ')"
 	done
 fi
 if [[ " $WHAT " == *" s2 "* ]]; then
