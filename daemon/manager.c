@@ -2,7 +2,6 @@
 #include "mglrud/manager.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
@@ -18,7 +17,7 @@
 #include "mglrud/macro.h"
 #include "mglrud/parse-util.h"
 #include "mglrud/streams.h"
-#include "mglrud/swaps.h"
+#include "manager-probe.h"
 
 /* Rescan the tree at least this often, even when nothing told us it changed (inotify is the
  * fast path; this catches what it cannot see, e.g. a watch limit reached). */
@@ -50,12 +49,6 @@ uint64_t now_monotonic_usec(void) {
         return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
 }
 
-static void close_fd(int *fd) {
-        if (*fd >= 0)
-                close(*fd);
-        *fd = -1;
-}
-
 static void manager_drop_cgroup(struct manager *m, size_t i) {
         control_cgroup_free(m->cgroups[i]);
         cgroup_free(m->cgroups[i]);
@@ -71,12 +64,12 @@ void manager_done(struct manager *m) {
                 manager_drop_cgroup(m, m->n_cgroups - 1);
         free(m->cgroups);
         streams_free(m->streams);
-        close_fd(&m->lrugen_read_fd);
-        close_fd(&m->lrugen_write_fd);
-        close_fd(&m->host_psi_fd);
-        close_fd(&m->meminfo_fd);
-        close_fd(&m->swaps_fd);
-        close_fd(&m->inotify_fd);
+        closep_reset(&m->lrugen_read_fd);
+        closep_reset(&m->lrugen_write_fd);
+        closep_reset(&m->host_psi_fd);
+        closep_reset(&m->meminfo_fd);
+        closep_reset(&m->swaps_fd);
+        closep_reset(&m->inotify_fd);
         read_buf_free(&m->lrugen_buf);
         lrugen_done(&m->lrugen);
         config_done(&m->config);
@@ -125,133 +118,6 @@ static int manager_apply_settings(struct manager *m) {
                                           "mounted; set CgroupRoot= or --cgroup-root.");
         free(m->cgroup_root);
         m->cgroup_root = TAKE_PTR(found);
-        return 0;
-}
-
-static int open_at_root(const char *root, const char *rel, int flags) {
-        _cleanup_free_ char *p = NULL;
-        if (asprintf(&p, "%s/%s", root, rel) < 0)
-                return -ENOMEM;
-        int fd = open(p, flags | O_CLOEXEC);
-        return fd < 0 ? negative_errno() : fd;
-}
-
-/* Refreshes caps.swap_compressed from /proc/swaps (swapon/swapoff can change it any time). A
- * read or parse failure leaves the last value. */
-static void manager_read_swaps(struct manager *m) {
-        struct swaps_summary s;
-        int r;
-
-        if (m->swaps_fd < 0)
-                return;
-        r = swaps_read(m->swaps_fd, &s);
-        if (r < 0) {
-                log_debug_errno(r, "%s/swaps: %m", m->proc_root);
-                return;
-        }
-        m->caps.swap_compressed = swaps_all_compressed(&s);
-}
-
-/* Opens lru_gen for reading (lru_gen_full if possible, for tier counters) and writing. Under
- * Secure Boot lockdown only the read-only lru_gen_full opens: we fall back to memory.reclaim. */
-static void manager_open_lrugen(struct manager *m) {
-        close_fd(&m->lrugen_read_fd);
-        close_fd(&m->lrugen_write_fd);
-        m->caps.lrugen_read = m->caps.lrugen_write = m->caps.lrugen_full = false;
-
-        int fd = open_at_root(m->debugfs_root, "lru_gen_full", O_RDONLY);
-        if (fd >= 0) {
-                m->lrugen_read_fd = fd;
-                m->caps.lrugen_read = m->caps.lrugen_full = true;
-        } else {
-                fd = open_at_root(m->debugfs_root, "lru_gen", O_RDONLY);
-                if (fd >= 0) {
-                        m->lrugen_read_fd = fd;
-                        m->caps.lrugen_read = true;
-                }
-        }
-        if (!m->dry_run) {
-                fd = open_at_root(m->debugfs_root, "lru_gen", O_WRONLY);
-                if (fd >= 0) {
-                        m->lrugen_write_fd = fd;
-                        m->caps.lrugen_write = true;
-                } else if (fd == -EPERM) {
-                        log_notice("%s/lru_gen cannot be opened for writing (kernel lockdown?): "
-                                   "falling back to memory.reclaim.", m->debugfs_root);
-                } else {
-                        log_notice_errno(fd, "%s/lru_gen is not available (%m): falling back to "
-                                             "memory.reclaim.", m->debugfs_root);
-                }
-        }
-        if (!m->caps.lrugen_read)
-                log_notice("No multi-gen LRU histogram under %s: cold-memory estimates are "
-                           "unavailable, using the PSI-driven memory.reclaim fallback.",
-                           m->debugfs_root);
-}
-
-/* Reads what the kernel supports. In dry-run nothing is written, so write probes are replaced
- * by inference from the lru_gen id format (64-bit cgroup ids arrived after "max" support). */
-static void manager_probe(struct manager *m) {
-        struct read_buf b = {};
-        _cleanup_free_ char *p = NULL;
-
-        m->caps.lrugen_enabled = true;
-        if (asprintf(&p, "%s/../mm/lru_gen/enabled", m->debugfs_root) >= 0) {
-                /* /sys/kernel/debug/../mm is /sys/kernel/mm on a real system. */
-                if (read_full_file_at(AT_FDCWD, p, &b) >= 0) {
-                        unsigned long v = strtoul(b.data, NULL, 0);
-                        m->caps.lrugen_enabled = v & 1;
-                }
-        }
-        read_buf_free(&b);
-
-        if (m->meminfo_fd >= 0) {
-                struct meminfo mi;
-                if (meminfo_read(m->meminfo_fd, &mi) >= 0)
-                        m->caps.has_swap = mi.swap_total > 0;
-        }
-        manager_read_swaps(m);
-
-        bool new_ids = false;
-        if (m->caps.lrugen_read && read_full_fd(m->lrugen_read_fd, &m->lrugen_buf) >= 0 &&
-            lrugen_parse(m->lrugen_buf.data, m->lrugen_buf.len, &m->lrugen) >= 0)
-                new_ids = m->lrugen.format == LRUGEN_FORMAT_V7 || m->lrugen.n_lruvecs == 0 ||
-                          m->lrugen.lruvecs[m->lrugen.n_lruvecs - 1].memcg_id > 65535;
-
-        if (m->dry_run) {
-                m->caps.reclaim_swappiness = true;
-                m->caps.swappiness_max = new_ids;
-                return;
-        }
-
-        /* A 0-byte memory.reclaim with a key runs no reclaim: success means supported. Never
-         * send an empty write (6.1 reclaims everything on an empty line). */
-        _cleanup_close_ int fd = open_at_root(m->cgroup_root, "memory.reclaim", O_WRONLY);
-        if (fd >= 0) {
-                m->caps.reclaim_swappiness = write_string_fd(fd, "0 swappiness=60") >= 0;
-                m->caps.swappiness_max = m->caps.reclaim_swappiness &&
-                                         write_string_fd(fd, "0 swappiness=max") >= 0;
-        } else {
-                m->caps.swappiness_max = new_ids;
-        }
-}
-
-static int manager_open_host(struct manager *m) {
-        close_fd(&m->host_psi_fd);
-        close_fd(&m->meminfo_fd);
-        close_fd(&m->swaps_fd);
-        /* Optional: without it, Swappiness=auto takes zram swap-ins for disk reads. */
-        m->swaps_fd = open_at_root(m->proc_root, "swaps", O_RDONLY);
-        if (m->swaps_fd < 0 && m->swaps_fd != -ENOENT)
-                log_notice_errno(m->swaps_fd, "%s/swaps: %m; zram is not told from disk swap.",
-                                 m->proc_root);
-        m->host_psi_fd = open_at_root(m->proc_root, "pressure/memory", O_RDONLY);
-        if (m->host_psi_fd < 0)
-                log_notice_errno(m->host_psi_fd, "%s/pressure/memory: %m; the host pressure guard "
-                                                 "only watches MemAvailable.", m->proc_root);
-        m->meminfo_fd = open_at_root(m->proc_root, "meminfo", O_RDONLY);
-        if (m->meminfo_fd < 0)
-                return log_error_errno(m->meminfo_fd, "%s/meminfo: %m", m->proc_root);
         return 0;
 }
 
@@ -549,7 +415,6 @@ static void manager_read_host(struct manager *m, uint64_t now_usec) {
                 h.has_psi = true;
         if (m->meminfo_fd >= 0 && meminfo_read(m->meminfo_fd, &h.meminfo) >= 0)
                 m->caps.has_swap = h.meminfo.swap_total > 0;
-        manager_read_swaps(m);
         m->host_prev = m->host_cur;
         m->has_host_prev = m->cycles > 0;
         m->host_cur = h;
@@ -582,6 +447,8 @@ int manager_cycle(struct manager *m, uint64_t now_usec) {
                 r = manager_rescan(m, now_usec);
                 if (r == -ENOMEM)
                         return r;
+                /* swapon/swapoff are rare: checked with the tree, not every cycle. */
+                manager_read_swaps(m);
         }
 
         manager_read_host(m, now_usec);

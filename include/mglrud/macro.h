@@ -31,6 +31,12 @@ static inline void closep(int *fd) {
 }
 #define _cleanup_close_ _cleanup_(closep)
 
+/* Closes *fd if open and marks it closed (-1), for fds kept in structures. */
+static inline void closep_reset(int *fd) {
+        closep(fd);
+        *fd = -1;
+}
+
 static inline void fclosep(FILE **f) {
         if (*f)
                 fclose(*f);

@@ -123,3 +123,26 @@ static inline void assert_config_equal(const struct config *a, const struct conf
                 assert_policy_equal(&pa, &pb);
         }
 }
+
+/* Returns what config_dump() (--check-config) prints for c; free() it. */
+static inline char *config_dump_string(const struct config *c) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+
+        assert_non_null(f);
+        config_dump(c, f);
+        assert_int_equal(fclose(f), 0);
+        return buf;
+}
+
+/* Asserts that a dump of c parses back, without a message, to the same settings as c. */
+static inline void assert_dump_reloads(const struct config *c, const char *dump) {
+        struct config back;
+
+        config_init(&back);
+        assert_int_equal(config_load_string(dump, "dump", &back), 0);
+        assert_int_equal(cap.n, 0);
+        assert_config_equal(c, &back);
+        config_done(&back);
+}

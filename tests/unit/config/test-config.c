@@ -335,17 +335,12 @@ static void test_dump_roundtrip(void **state) {
                                    "[Defaults]\nMode=advise\nFloor=16M\n"
                                    "[/batch.slice/*]\nSwappiness=max\nPressureTarget=1%\n"
                                    "[/system.slice/docker-[0-9a-f]*.scope]\nMinColdAge=5min\n";
-        struct config c, back;
-        char *buf = NULL;
-        size_t len = 0;
+        struct config c;
+        char *buf;
 
         config_init(&c);
-        config_init(&back);
         assert_int_equal(config_load_string(text, "d.conf", &c), 0);
-        FILE *f = open_memstream(&buf, &len);
-        assert_non_null(f);
-        config_dump(&c, f);
-        assert_int_equal(fclose(f), 0);
+        buf = config_dump_string(&c);
 
         assert_non_null(strstr(buf, "[Daemon]\nInterval=1min\nDryRun=yes\n"));
         assert_non_null(strstr(buf, "LogLevel=info ; built-in default\n"));
@@ -356,12 +351,9 @@ static void test_dump_roundtrip(void **state) {
         assert_non_null(strstr(buf, "PressureTarget=1%\n"));
 
         /* the dump is a valid configuration with the same effective settings */
-        assert_int_equal(config_load_string(buf, "dump", &back), 0);
-        assert_int_equal(cap.n, 0);
-        assert_config_equal(&c, &back);
+        assert_dump_reloads(&c, buf);
         free(buf);
         config_done(&c);
-        config_done(&back);
 }
 
 static void test_copy_move(void **state) {
