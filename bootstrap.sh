@@ -3,7 +3,8 @@
 # The two Quick start commands of README.md:
 #   ./bootstrap.sh demo   install what is needed, build, run mglrud (here when this kernel has
 #                         cgroup v2 with MGLRU, otherwise on Debian's 7.3 kernel in QEMU with a
-#                         demo workload) and print what it did
+#                         demo workload) and print what it did; `demo --seconds N` shortens the
+#                         VM demo (CI runs it with 45)
 #   ./bootstrap.sh test   install what is needed, build, run every test (unit, fuzz, VM) and
 #                         end with one line "N passed, N failed"
 # Idempotent; installs Debian packages only, nothing else from outside.
@@ -60,7 +61,7 @@ run_demo() {
                 "$build/daemon/mglrud" --config "$here/etc/mglrud.conf" --config-dir "$here/etc/examples" --dry-run --once
         else
                 echo "bootstrap: this kernel lacks cgroup v2 memory or MGLRU: running the demo on Debian's 7.3 kernel in QEMU"
-                "$here/tests/vm/demo.sh" --build-dir "$build"
+                "$here/tests/vm/demo.sh" --build-dir "$build" "$@"
         fi
 }
 
@@ -96,7 +97,7 @@ run_tests() {
 }
 
 case "${1:-}" in
-demo) install_packages; build_tree; run_demo ;;
+demo) shift; install_packages; build_tree; run_demo "$@" ;;
 test) install_packages; build_tree; run_tests ;;
 *) echo "usage: $0 demo|test" >&2; exit 2 ;;
 esac

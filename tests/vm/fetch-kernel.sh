@@ -34,7 +34,8 @@ VMLINUZ="$MODDIR/vmlinuz"
 have_kernel() { [ -f "$VMLINUZ" ] && [ -f "$MODDIR/modules.builtin" ] && [ -d "$MODDIR/kernel" ]; }
 have_bpf() { [ -n "$(find "$ROOT/root/usr" -name vmlinux.h 2>/dev/null | head -1)" ]; }
 
-if have_kernel && { [ "$WITH_BPF" = 0 ] || have_bpf; }; then
+have_all() { have_kernel && { [ "$WITH_BPF" = 0 ] || have_bpf; }; }
+if have_all; then
 	echo "$ROOT"
 	exit 0
 fi
@@ -51,6 +52,15 @@ fi
 if [ ! -f "$PIN_FILE" ]; then
 	log "adding apt pin $PIN_FILE (priority -1 for trixie-backports)"
 	printf 'Package: *\nPin: release n=trixie-backports\nPin-Priority: -1\n' > "$PIN_FILE"
+fi
+
+# Two first runs at once (the build's BPF headers and a scenario) download and unpack once.
+mkdir -p "$CACHE"
+exec 9>"$CACHE/.fetch.lock"
+flock 9
+if have_all; then
+	echo "$ROOT"
+	exit 0
 fi
 
 pkg_known() { apt-cache show "$1" >/dev/null 2>&1; }

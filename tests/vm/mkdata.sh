@@ -18,6 +18,14 @@ if [ -s "$IMG" ]; then
 fi
 command -v mkfs.ext4 >/dev/null || die "mkfs.ext4 missing: apt-get install e2fsprogs"
 mkdir -p "$CACHE"
+# Callers read this script's stdout as the image path: only that line may go there. Concurrent
+# first runs (two scenarios, a benchmark beside the tests) build the image once, under a lock.
+exec 9>"$CACHE/.data-v$VERSION.lock"
+flock 9
+if [ -s "$IMG" ]; then
+	echo "$IMG"
+	exit 0
+fi
 SRC="$(mktemp -d "${TMPDIR:-/tmp}/mglrud-data.XXXXXX")"
 trap 'rm -rf "$SRC" "$IMG.tmp"' EXIT
 
@@ -33,7 +41,14 @@ for i in $(seq 0 1023); do
 done
 echo "mglrud test data v$VERSION" > "$SRC/VERSION"
 
-mkfs.ext4 -q -F -L mglrud-data -m 0 -E lazy_itable_init=0,lazy_journal_init=0 \
-	-d "$SRC" "$IMG.tmp" 900M || die "mkfs.ext4 -d failed"
+# mkfs.ext4 -d prints "Creating regular file ..." per file even with -q (e2fsprogs 1.47): keep
+# its output off stdout and show it only when it fails.
+if ! mkfs.ext4 -q -F -L mglrud-data -m 0 -E lazy_itable_init=0,lazy_journal_init=0 \
+	-d "$SRC" "$IMG.tmp" 900M > "$SRC.mkfs.log" 2>&1; then
+	tail -n 20 "$SRC.mkfs.log" >&2
+	rm -f "$SRC.mkfs.log"
+	die "mkfs.ext4 -d failed"
+fi
+rm -f "$SRC.mkfs.log"
 mv "$IMG.tmp" "$IMG"
 echo "$IMG"

@@ -82,4 +82,5 @@ echo "MGLRUD-DEMO: batch hot loop: $(event_get /tmp/batch.log report hot_touches
 kill "$B_PID" "$W_PID" 2>/dev/null
 result daemon "$DAEMON"
 [ "$DAEMON" = ran ] || skip "mglrud not built; table shows the workloads without the daemon"
+[ "$drc" = 0 ] || fail "mglrud exited with status $drc (its log: mglrud.log)"
 pass "demo done"
