@@ -58,7 +58,7 @@ host_has_mglru() {
 run_demo() {
         if host_has_mglru; then
                 echo "bootstrap: this kernel has cgroup v2 and MGLRU: advising on this host (dry-run, nothing is written)"
-                "$build/daemon/mglrud" --config "$here/etc/mglrud.conf" --config-dir "$here/etc/examples" --dry-run --once
+                "$build/daemon/programs/mglrud" --config "$here/etc/mglrud.conf" --config-dir "$here/etc/examples" --dry-run --once
         else
                 echo "bootstrap: this kernel lacks cgroup v2 memory or MGLRU: running the demo on Debian's 7.3 kernel in QEMU"
                 "$here/tests/vm/demo.sh" --build-dir "$build" "$@"

@@ -9,26 +9,6 @@
 
 #include "policy-internal.h"
 
-static const char *const reason_table[_DECISION_REASON_MAX] = {
-        [DECISION_NONE_MODE_OFF] = "mode-off",
-        [DECISION_NONE_WARMUP] = "warmup",
-        [DECISION_NONE_HOST_PRESSURE] = "host-pressure",
-        [DECISION_NONE_BACKOFF] = "backoff",
-        [DECISION_NONE_PRESSURE] = "pressure",
-        [DECISION_NONE_AT_FLOOR] = "at-floor",
-        [DECISION_NONE_NOTHING_COLD] = "nothing-cold",
-        [DECISION_AGE] = "age",
-        [DECISION_EVICT_COLD] = "cold-generations",
-        [DECISION_EVICT_STREAM] = "stream",
-        [DECISION_TMO_STEP] = "tmo-step",
-};
-
-const char *decision_reason_to_string(enum decision_reason r) {
-        if ((unsigned) r >= _DECISION_REASON_MAX)
-                return NULL;
-        return reason_table[r];
-}
-
 static uint64_t initial_cold_age(const struct policy *p) {
         double mid = sqrt((double) p->min_cold_age_usec * (double) p->max_cold_age_usec);
         uint64_t t = (uint64_t) mid;
@@ -54,58 +34,6 @@ void policy_note_error(struct policy_state *s, uint64_t now_usec) {
         s->counters.errors++;
 }
 
-const struct policy_lruvec_state *policy_lruvec_find(const struct policy_state *s,
-                                                     uint64_t memcg_id, int node) {
-        for (size_t i = 0; i < s->n_lruvecs; i++)
-                if (s->lruvecs[i].memcg_id == memcg_id && s->lruvecs[i].node == node)
-                        return &s->lruvecs[i];
-        return NULL;
-}
-
-struct policy_lruvec_state *policy_lruvec_slot(struct policy_state *s, uint64_t memcg_id,
-                                               int node, uint64_t now_usec) {
-        struct policy_lruvec_state *oldest = NULL;
-
-        for (size_t i = 0; i < s->n_lruvecs; i++) {
-                struct policy_lruvec_state *l = &s->lruvecs[i];
-
-                if (l->memcg_id == memcg_id && l->node == node) {
-                        l->last_seen_usec = now_usec;
-                        return l;
-                }
-                if (!oldest || l->last_seen_usec < oldest->last_seen_usec)
-                        oldest = l;
-        }
-        if (s->n_lruvecs < POLICY_MAX_LRUVECS)
-                oldest = &s->lruvecs[s->n_lruvecs++];
-        if (!oldest)
-                return NULL;
-        *oldest = (struct policy_lruvec_state) {
-                .memcg_id = memcg_id,
-                .node = node,
-                .last_seen_usec = now_usec,
-        };
-        return oldest;
-}
-
-uint64_t policy_budget(const struct policy *p, const struct cgroup_sample *cur, uint64_t hot,
-                       uint64_t *ret_floor) {
-        /* lru_gen '-' ignores memory.min/low, so the floor is ours to enforce. */
-        uint64_t floor = u64_max(u64_max(cur->limits.min, p->floor_bytes), hot);
-
-        *ret_floor = floor;
-        return pages_floor_bytes(u64_min(p->max_step_bytes,
-                                         u64_sub_sat(cur->limits.current, floor)));
-}
-
-uint64_t policy_swap_headroom(const struct kernel_caps *caps, const struct cgroup_sample *cur) {
-        if (!caps->has_swap)
-                return 0;
-        if (!cur->limits.has_swap || cur->limits.swap_max == MEMCG_VALUE_MAX)
-                return UINT64_MAX;
-        return u64_sub_sat(cur->limits.swap_max, cur->limits.swap_current);
-}
-
 static int validate_sample(const struct cgroup_sample *c) {
         if (c->n_lruvecs > 0 && !c->lruvecs)
                 return -EINVAL;
@@ -125,6 +53,9 @@ static int validate(const struct policy *p, const struct kernel_caps *caps,
                     const struct policy_state *state, const struct cgroup_sample *prev,
                     const struct cgroup_sample *cur) {
         if (!p || !caps || !state || !cur)
+                return -EINVAL;
+        /* Every byte figure is pages times this: a power of two (4 KiB to 64 KiB in practice). */
+        if (caps->page_size == 0 || (caps->page_size & (caps->page_size - 1)) != 0)
                 return -EINVAL;
         if ((unsigned) p->mode >= _POLICY_MODE_MAX)
                 return -EINVAL;
@@ -197,13 +128,13 @@ int policy_decide(const struct policy *p, const struct kernel_caps *caps,
 
         /* Effects of the previous decision, then T for this cycle. */
         swappiness_account(p, caps, &s, &r);
-        stream_update(&s, &r, cur);
-        tiering_adapt(p, &s, &r, cur, &d.flags);
+        stream_update(&s, &r, cur, caps->page_size);
+        tiering_adapt(p, &s, &r, cur, caps->page_size, &d.flags);
 
         d.cold_age_usec = s.cold_age_usec;
         d.file_cold_age_usec = stream_file_cold_age(p, &s);
         tiering_note_rejects(&s, cur);
-        tiering_estimate(&s, cur, &d);
+        tiering_estimate(&s, cur, caps->page_size, &d);
         d.target_anon_share = swappiness_target_share(p, &s);
 
         if (policy_host_guard(host_prev, host_cur, host_limits)) {

@@ -5,7 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "mglrud/policy.h"
+#include "mglrud/policy/policy.h"
+#include "mglrud/shared/time.h"
 
 /* T adaptation (far-memory style: the smallest T that keeps refaults under target). Raising is
  * fast because a too-small T costs the workload stalls now; lowering is slow because a
@@ -62,8 +63,6 @@
 #define POLICY_TIER_MIN_EVICTED 64
 #define POLICY_TIER_REFAULT_RATIO 0.25
 
-#define USEC_PER_SEC 1000000ULL
-#define USEC_PER_MINUTE (60ULL * USEC_PER_SEC)
 
 /* Rates over the cycle, from prev→cur deltas. */
 struct policy_rates {
@@ -82,15 +81,8 @@ struct policy_rates {
 };
 
 /* guard.c */
-/* Returns cur - prev of key, or 0 when absent in either or it went backwards. */
-uint64_t policy_stat_delta(const struct memstat *prev, const struct memstat *cur,
-                           enum memstat_key k);
 /* Returns true when a cumulative counter (memory.stat events, PSI totals) went backwards. */
 bool policy_counters_reset(const struct cgroup_sample *prev, const struct cgroup_sample *cur);
-/* Returns the share of time stalled between two PSI readings (0..1), from some or full totals;
- * false when no rate can be computed. */
-bool policy_psi_share(const struct psi *prev, const struct psi *cur, uint64_t dt_usec, bool full,
-                      double *ret);
 /* Fills *ret from prev→cur. ret->valid is false on a first sample or a clock jump (flags tell
  * which). */
 void policy_rates_compute(const struct cgroup_sample *prev, const struct cgroup_sample *cur,
@@ -109,22 +101,31 @@ double swappiness_target_share(const struct policy *p, const struct policy_state
 /* Splits budget between anon and file given what each type can give. Returns true when the
  * split followed the share (neither type ran short). */
 bool swappiness_split(double share, uint64_t budget, uint64_t avail_anon, uint64_t avail_file,
-                      uint64_t *ret_anon, uint64_t *ret_file);
+                      uint64_t page_size, uint64_t *ret_anon, uint64_t *ret_file);
 /* Returns the swappiness (1..200) of a mixed write standing in for an anon-only one. */
 int swappiness_mixed_value(const struct policy *p, double share);
 
 /* tiering.c */
+/* Returns the pages of type in generation g (0 when marked gone). */
+uint64_t tiering_gen_pages(const struct lrugen_gen *g, int type);
+/* Returns the idle lower bound of generation i of v in usec (0 for the youngest): the age of
+ * the next generation, capped by the time since an eviction of ours put pages it found
+ * referenced back into it (tiering.c: rejected_since). slot may be NULL. */
+uint64_t tiering_gen_idle_usec(const struct lrugen_lruvec *v, unsigned i,
+                               const struct policy_lruvec_state *slot, uint64_t now_usec);
 void tiering_adapt(const struct policy *p, struct policy_state *s, const struct policy_rates *r,
-                   const struct cgroup_sample *cur, uint32_t *flags);
+                   const struct cgroup_sample *cur, uint64_t page_size, uint32_t *flags);
 void stream_update(struct policy_state *s, const struct policy_rates *r,
-                   const struct cgroup_sample *cur);
+                   const struct cgroup_sample *cur, uint64_t page_size);
 uint64_t stream_file_cold_age(const struct policy *p, const struct policy_state *s);
 /* Notes, per lruvec, when the previous decision's evictions (now done) put the pages they found
  * referenced back into a generation. Call before tiering_estimate(). */
 void tiering_note_rejects(struct policy_state *s, const struct cgroup_sample *cur);
 /* Fills the estimate fields of d (cold/cooling/warm/hot) from cur's lruvecs and d's T. */
 void tiering_estimate(const struct policy_state *s, const struct cgroup_sample *cur,
-                      struct decision *d);
+                      uint64_t page_size, struct decision *d);
+
+/* tiering-plan.c */
 /* Plans ageing and eviction commands. Returns the reason. */
 enum decision_reason tiering_plan(const struct policy *p, const struct kernel_caps *caps,
                                   struct policy_state *s, const struct cgroup_sample *cur,
@@ -138,10 +139,10 @@ enum decision_reason tmo_plan(const struct policy *p, const struct kernel_caps *
                               struct policy_state *s, const struct cgroup_sample *cur,
                               struct decision *d);
 
-/* decide.c */
+/* limits.c */
 /* Returns max(memory.min, Floor, hot) and the budget: min(MaxStep, current − that), in pages. */
 uint64_t policy_budget(const struct policy *p, const struct cgroup_sample *cur, uint64_t hot,
-                       uint64_t *ret_floor);
+                       uint64_t page_size, uint64_t *ret_floor);
 /* Returns how many anon bytes may go to swap (swap.max − swap.current, or unlimited). */
 uint64_t policy_swap_headroom(const struct kernel_caps *caps, const struct cgroup_sample *cur);
 /* Returns the state slot of a lruvec, or NULL if it has none. */
@@ -151,8 +152,8 @@ const struct policy_lruvec_state *policy_lruvec_find(const struct policy_state *
 struct policy_lruvec_state *policy_lruvec_slot(struct policy_state *s, uint64_t memcg_id,
                                                int node, uint64_t now_usec);
 
-static inline uint64_t pages_floor_bytes(uint64_t bytes) {
-        return bytes / POLICY_PAGE_SIZE * POLICY_PAGE_SIZE;
+static inline uint64_t pages_floor_bytes(uint64_t bytes, uint64_t page_size) {
+        return bytes / page_size * page_size;
 }
 static inline uint64_t u64_min(uint64_t a, uint64_t b) {
         return a < b ? a : b;

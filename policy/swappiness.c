@@ -86,30 +86,30 @@ double swappiness_target_share(const struct policy *p, const struct policy_state
 }
 
 bool swappiness_split(double share, uint64_t budget, uint64_t avail_anon, uint64_t avail_file,
-                      uint64_t *ret_anon, uint64_t *ret_file) {
+                      uint64_t page_size, uint64_t *ret_anon, uint64_t *ret_file) {
         uint64_t want_anon, anon, file;
 
-        budget = pages_floor_bytes(budget);
+        budget = pages_floor_bytes(budget, page_size);
         if (share <= 0.0) {
                 *ret_anon = 0;
-                *ret_file = pages_floor_bytes(u64_min(avail_file, budget));
+                *ret_file = pages_floor_bytes(u64_min(avail_file, budget), page_size);
                 return true;
         }
         if (share >= 1.0) {
-                *ret_anon = pages_floor_bytes(u64_min(avail_anon, budget));
+                *ret_anon = pages_floor_bytes(u64_min(avail_anon, budget), page_size);
                 *ret_file = 0;
                 return true;
         }
 
-        want_anon = pages_floor_bytes((uint64_t) llround(share * (double) budget));
+        want_anon = pages_floor_bytes((uint64_t) llround(share * (double) budget), page_size);
         anon = u64_min(avail_anon, want_anon);
         file = u64_min(avail_file, budget - anon);
         /* The classic meaning: when one type has nothing (more) to give, the other takes the
          * rest of the budget. */
         if (anon + file < budget)
                 anon = u64_min(avail_anon, budget - file);
-        *ret_anon = pages_floor_bytes(anon);
-        *ret_file = pages_floor_bytes(file);
+        *ret_anon = pages_floor_bytes(anon, page_size);
+        *ret_file = pages_floor_bytes(file, page_size);
         return anon == want_anon && file == budget - want_anon;
 }
 

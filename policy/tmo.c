@@ -43,8 +43,9 @@ enum decision_reason tmo_plan(const struct policy *p, const struct kernel_caps *
         step = tmo_step_bytes(cur->limits.current, p->reclaim_ratio,
                               d->has_psi_some ? d->psi_some : 0.0, p->pressure_target);
         /* The hot set is known only when lru_gen could be read (lru_gen_full under lockdown). */
-        budget = policy_budget(p, cur, d->has_estimates ? d->hot_bytes : 0, &d->floor_bytes);
-        d->budget_bytes = pages_floor_bytes(u64_min(budget, step));
+        budget = policy_budget(p, cur, d->has_estimates ? d->hot_bytes : 0, caps->page_size,
+                               &d->floor_bytes);
+        d->budget_bytes = pages_floor_bytes(u64_min(budget, step), caps->page_size);
         d->target_anon_share = swappiness_target_share(p, s);
 
         /* memory.reclaim picks the pages itself, so what each type can give is all of it. */
@@ -58,7 +59,7 @@ enum decision_reason tmo_plan(const struct policy *p, const struct kernel_caps *
                 d->flags |= DECISION_FLAG_NO_SWAP;
 
         free_split = swappiness_split(d->target_anon_share, d->budget_bytes, avail_anon,
-                                      avail_file, &anon, &file);
+                                      avail_file, caps->page_size, &anon, &file);
         d->planned_bytes[LRUGEN_ANON] = anon;
         d->planned_bytes[LRUGEN_FILE] = file;
         s->last_split_free = free_split;

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "mglrud/fileio.h"
-#include "mglrud/macro.h"
+#include "mglrud/shared/fileio.h"
+#include "mglrud/shared/macro.h"
 
 struct input {
         char *name;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "mglrud/memcg.h"
+#include "mglrud/kernel/memcg.h"
 
 /* One corpus for both single-value files and /proc/meminfo: every input goes to both. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

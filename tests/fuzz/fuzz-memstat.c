@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "mglrud/memstat.h"
+#include "mglrud/kernel/memstat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         struct memstat s, sentinel;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "mglrud/parse-util.h"
+#include "mglrud/shared/parse-util.h"
 
 /* The first byte picks the parser, the rest is its input (as a NUL-terminated string for the
  * string parsers; embedded NULs just end it early). */

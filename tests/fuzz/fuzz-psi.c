@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "mglrud/psi.h"
+#include "mglrud/kernel/psi.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         struct psi p, sentinel;
@@ -24,9 +24,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
         struct psi q = p;
         q.some.total_us += 1000;
-        double ratio = psi_some_ratio(&p, &q, 2000);
-        fuzz_check(ratio >= 0 && ratio <= 1);
-        ratio = psi_full_ratio(&p, &q, 0);
-        fuzz_check(ratio == 0);
+        double ratio = -1;
+        fuzz_check(psi_share(&p, &q, 2000, false, &ratio) == (q.some.total_us >= p.some.total_us));
+        fuzz_check(ratio == -1 || (ratio >= 0 && ratio <= 1));
+        fuzz_check(!psi_share(&p, &q, 0, true, &ratio));
         return 0;
 }

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "mglrud/swaps.h"
+#include "mglrud/kernel/swaps.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         struct swaps_summary s, sentinel;

@@ -17,7 +17,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -x "$BUILD_DIR/tests/workloads/anon-tiers" ] || { echo "demo: build first: meson setup $BUILD_DIR && ninja -C $BUILD_DIR" >&2; exit 1; }
-[ -x "$BUILD_DIR/daemon/mglrud" ] || echo "demo: $BUILD_DIR/daemon/mglrud missing: the table will show the workloads without the daemon" >&2
+[ -x "$BUILD_DIR/daemon/programs/mglrud" ] || echo "demo: $BUILD_DIR/daemon/programs/mglrud missing: the table will show the workloads without the daemon" >&2
 LOG="$BUILD_DIR/vm-logs/demo.log"
 mkdir -p "$(dirname "$LOG")"
 echo "demo: booting the 7.3 kernel in QEMU (no KVM: about $((SECS + 40)) s)..."

@@ -49,9 +49,11 @@ emit_results() {
 	echo "MGLRUD-VERDICT: $(cat "$MGLRUD_VERDICT_FILE" 2>/dev/null || echo 'FAIL no verdict')"
 }
 
-# need_bin NAME: skip the scenario when a project binary is not in the initramfs.
+# need_bin NAME: fails the scenario when a project binary is not in the initramfs. The build
+# depends on every binary a scenario needs, so a missing one is a broken harness (a moved build
+# path), never a reason to skip: that would pass the test run silently.
 need_bin() {
-	command -v "$1" >/dev/null 2>&1 || skip "$1 not built (not in the initramfs)"
+	command -v "$1" >/dev/null 2>&1 || fail "$1 is not in the initramfs (mkinitramfs.sh did not find it in the build dir)"
 }
 
 # cg_create PATH [MAX [HIGH]]: creates PATH with +memory enabled on every ancestor.

@@ -5,8 +5,8 @@
 #
 # Contents: busybox-static with its applet links, the kernel modules the guest needs
 # (decompressed, dependencies resolved from each module's .modinfo since Debian's packages ship
-# no modules.dep), the project's binaries found in the meson build dir DIR (daemon/mglrud,
-# daemon/mglructl, tests/workloads/*) with the shared libraries ldd lists for them (ASan
+# no modules.dep), the project's binaries found in the meson build dir DIR (daemon/programs/mglrud,
+# daemon/programs/mglructl, tests/workloads/*) with the shared libraries ldd lists for them (ASan
 # builds work too: libasan/libubsan are copied like any other library), /init
 # (guest-init.sh), guest-lib.sh, scenarios/*.sh and the demo config.
 set -euo pipefail
@@ -105,7 +105,7 @@ copy_with_libs() { # src dst-dir
 BINS=()
 if [ -n "$BUILD_DIR" ]; then
 	[ -d "$BUILD_DIR" ] || die "build dir $BUILD_DIR does not exist"
-	for b in daemon/mglrud daemon/mglructl tests/workloads/anon-tiers tests/workloads/file-hot-stream \
+	for b in daemon/programs/mglrud daemon/programs/mglructl tests/workloads/anon-tiers tests/workloads/file-hot-stream \
 		 tests/workloads/mixed tests/workloads/kwrite; do
 		if [ -x "$BUILD_DIR/$b" ] && [ -f "$BUILD_DIR/$b" ]; then
 			copy_with_libs "$BUILD_DIR/$b" /usr/bin

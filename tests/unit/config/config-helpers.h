@@ -20,9 +20,9 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "mglrud/config.h"
-#include "mglrud/log.h"
-#include "mglrud/parse-util.h"
+#include "mglrud/config/config.h"
+#include "mglrud/shared/log.h"
+#include "mglrud/shared/parse-util.h"
 
 #define USEC_PER_MIN (60 * USEC_PER_SEC)
 #define MiB (UINT64_C(1) << 20)

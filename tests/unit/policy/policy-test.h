@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "mglrud/macro.h"
-#include "mglrud/policy.h"
+#include "mglrud/shared/macro.h"
+#include "mglrud/policy/policy.h"
 
 #define KiB (UINT64_C(1) << 10)
 #define MiB (UINT64_C(1) << 20)
@@ -20,7 +20,9 @@
 #define SEC UINT64_C(1000000)
 /* cmocka 1.1.5 has no float assertion. */
 #define assert_near(a, b, eps) assert_true(fabs((double) (a) - (double) (b)) <= (eps))
-#define PAGES(bytes) ((bytes) / POLICY_PAGE_SIZE)
+/* The page size the tests run with (the daemon passes sysconf(_SC_PAGESIZE) in caps). */
+#define TEST_PAGE_SIZE UINT64_C(4096)
+#define PAGES(bytes) ((bytes) / TEST_PAGE_SIZE)
 
 /* MinColdAge 60 s, MaxColdAge 960 s: T starts at their geometric middle, 240 s. */
 static inline struct policy test_policy(void) {
@@ -39,6 +41,7 @@ static inline struct policy test_policy(void) {
 
 static inline struct kernel_caps caps_all(void) {
         return (struct kernel_caps) {
+                .page_size = TEST_PAGE_SIZE,
                 .lrugen_write = true,
                 .swappiness_max = true,
                 .reclaim_swappiness = true,

@@ -143,7 +143,7 @@ static void test_rejected_pages_not_cold_early(void **unused) {
         d = decide_at(&p, &caps, &s, &prev, &v, t0 + 40 * SEC);
         assert_null(find_evict(&d, LRUGEN_ANON));
         assert_int_equal(d.cold_bytes[LRUGEN_ANON], 0);
-        assert_int_equal(d.cooling_bytes[LRUGEN_ANON], 1500 * POLICY_PAGE_SIZE);
+        assert_int_equal(d.cooling_bytes[LRUGEN_ANON], 1500 * TEST_PAGE_SIZE);
 
         /* t0 + 50 s: 40 s since the eviction: cold. */
         for (unsigned i = 0; i < 4; i++)
@@ -204,7 +204,7 @@ static void test_ages_then_evicts(void **unused) {
         assert_int_equal(find_evict(&d, LRUGEN_FILE)->seq, 12);
         assert_int_equal(find_evict(&d, LRUGEN_FILE)->nr_pages, 2000);
         assert_int_equal(find_evict(&d, LRUGEN_FILE)->swappiness, 0);
-        assert_int_equal(d.planned_bytes[LRUGEN_ANON], 30000 * POLICY_PAGE_SIZE);
+        assert_int_equal(d.planned_bytes[LRUGEN_ANON], 30000 * TEST_PAGE_SIZE);
 }
 
 static void test_steady_cold_set(void **unused) {
@@ -227,10 +227,10 @@ static void test_steady_cold_set(void **unused) {
         assert_int_equal(find_evict(&d, LRUGEN_ANON)->nr_pages, 70000);
         assert_int_equal(find_evict(&d, LRUGEN_FILE)->seq, 11);
         assert_int_equal(find_evict(&d, LRUGEN_FILE)->nr_pages, 15000);
-        assert_int_equal(d.cold_bytes[LRUGEN_ANON], 70000 * POLICY_PAGE_SIZE);
-        assert_int_equal(d.cold_bytes[LRUGEN_FILE], 15000 * POLICY_PAGE_SIZE);
-        assert_int_equal(d.hot_bytes, 3000 * POLICY_PAGE_SIZE);
-        assert_int_equal(d.floor_bytes, 3000 * POLICY_PAGE_SIZE);
+        assert_int_equal(d.cold_bytes[LRUGEN_ANON], 70000 * TEST_PAGE_SIZE);
+        assert_int_equal(d.cold_bytes[LRUGEN_FILE], 15000 * TEST_PAGE_SIZE);
+        assert_int_equal(d.hot_bytes, 3000 * TEST_PAGE_SIZE);
+        assert_int_equal(d.floor_bytes, 3000 * TEST_PAGE_SIZE);
         assert_int_equal(d.cold_age_usec, 240 * SEC);
         assert_false(d.advise);
 }
@@ -256,7 +256,7 @@ static void test_evict_before_age(void **unused) {
         assert_int_equal(d.cmds[2].seq, 13);
         assert_int_equal(d.cmds[2].swappiness, -1);
         /* cooling: generation 12 is idle >= 130 s, in [T/2, T) */
-        assert_int_equal(d.cooling_bytes[LRUGEN_ANON], 1000 * POLICY_PAGE_SIZE);
+        assert_int_equal(d.cooling_bytes[LRUGEN_ANON], 1000 * TEST_PAGE_SIZE);
 
         /* The kernel hasn't shown the new generation yet 1 s later: don't age again. */
         prev = cur;
@@ -316,17 +316,17 @@ static void test_floors(void **unused) {
         /* hot set: the two youngest generations hold all but 2 MiB of memory.current */
         lruvec_fill(&v, 42, 0, 10, 4, cold_ages, (uint64_t[]) { 50000, 20000, 150000, 100000 },
                     cold_file);
-        prev.limits.current = (70000 + 15000 + 250000 + 1500) * POLICY_PAGE_SIZE;
+        prev.limits.current = (70000 + 15000 + 250000 + 1500) * TEST_PAGE_SIZE;
         warm(&p, &caps, &s, &prev, &cur);
-        cur.limits.current = (250000 + 1500) * POLICY_PAGE_SIZE + 2 * MiB;
+        cur.limits.current = (250000 + 1500) * TEST_PAGE_SIZE + 2 * MiB;
         d = run(&p, &caps, &s, &prev, &cur);
-        assert_int_equal(d.hot_bytes, (250000 + 1500) * POLICY_PAGE_SIZE);
+        assert_int_equal(d.hot_bytes, (250000 + 1500) * TEST_PAGE_SIZE);
         assert_int_equal(evict_pages(&d, LRUGEN_ANON) + evict_pages(&d, LRUGEN_FILE),
                          PAGES(2 * MiB));
 
         /* at the floor: nothing, but say why */
         warm(&p, &caps, &s, &prev, &cur);
-        cur.limits.current = (250000 + 1500) * POLICY_PAGE_SIZE;
+        cur.limits.current = (250000 + 1500) * TEST_PAGE_SIZE;
         d = run(&p, &caps, &s, &prev, &cur);
         assert_int_equal(d.reason, DECISION_NONE_AT_FLOOR);
         assert_int_equal(count_cmds(&d, '-'), 0);
@@ -349,7 +349,7 @@ static void test_nothing_cold(void **unused) {
         assert_int_equal(d.reason, DECISION_NONE_NOTHING_COLD);
         assert_int_equal(d.n_cmds, 0);
         assert_int_equal(d.cold_bytes[LRUGEN_ANON], 0);
-        assert_int_equal(d.cooling_bytes[LRUGEN_ANON], 50000 * POLICY_PAGE_SIZE);
+        assert_int_equal(d.cooling_bytes[LRUGEN_ANON], 50000 * TEST_PAGE_SIZE);
 }
 
 static void test_multi_lruvec_budget(void **unused) {
@@ -361,7 +361,7 @@ static void test_multi_lruvec_budget(void **unused) {
         struct decision d;
 
         p.swappiness = SWAPPINESS_ANON_ONLY;
-        p.max_step_bytes = PAGES(0) + 80000 * POLICY_PAGE_SIZE;
+        p.max_step_bytes = PAGES(0) + 80000 * TEST_PAGE_SIZE;
         cold_lruvec(&v[0]);
         cold_lruvec(&v[1]);
         v[1].node = 1;
@@ -374,7 +374,7 @@ static void test_multi_lruvec_budget(void **unused) {
         assert_int_equal(d.cmds[0].nr_pages, 70000);
         assert_int_equal(d.cmds[1].node, 1);
         assert_int_equal(d.cmds[1].nr_pages, 10000);
-        assert_int_equal(d.cold_bytes[LRUGEN_ANON], 140000 * POLICY_PAGE_SIZE);
+        assert_int_equal(d.cold_bytes[LRUGEN_ANON], 140000 * TEST_PAGE_SIZE);
 }
 
 static void test_stream(void **unused) {
@@ -473,7 +473,7 @@ static void test_truncation(void **unused) {
         for (size_t i = 0; i < d.n_cmds; i++)
                 if (d.cmds[i].op == '-')
                         pages += d.cmds[i].nr_pages;
-        assert_int_equal(pages * POLICY_PAGE_SIZE,
+        assert_int_equal(pages * TEST_PAGE_SIZE,
                          d.planned_bytes[LRUGEN_ANON] + d.planned_bytes[LRUGEN_FILE]);
         assert_int_equal(d.n_age, count_cmds(&d, '+'));
         assert_true(s.n_lruvecs <= POLICY_MAX_LRUVECS);
@@ -502,6 +502,8 @@ static void test_random_invariants(void **unused) {
                 uint64_t total = 0;
 
                 p.swappiness = swp[rnd(ELEMENTSOF(swp))];
+                p.min_cold_age_usec = (1 + rnd(600)) * SEC;
+                p.max_cold_age_usec = p.min_cold_age_usec + rnd(3000) * SEC;
                 p.max_step_bytes = (1 + rnd(512)) * MiB;
                 p.floor_bytes = rnd(2) ? rnd(1024) * MiB : 0;
                 caps.swappiness_max = rnd(4) != 0;
@@ -544,6 +546,15 @@ static void test_random_invariants(void **unused) {
                         }
                         assert_int_equal(c->op, '-');
                         assert_true(c->seq + 2 <= lv->gens[lv->nr_gens - 1].seq);
+                        /* The safety invariant: every generation an eviction may take has been
+                         * idle for at least T (of its type): the next younger generation, which
+                         * was created after its pages' last access, is at least T old. */
+                        uint64_t t = c->type == LRUGEN_FILE && d.file_cold_age_usec
+                                             ? d.file_cold_age_usec
+                                             : d.cold_age_usec;
+                        assert_true(t >= p.min_cold_age_usec);
+                        for (unsigned g = 0; g + 1 < lv->nr_gens && lv->gens[g].seq <= c->seq; g++)
+                                assert_true((uint64_t) lv->gens[g + 1].age_ms * 1000 >= t);
                         assert_true(c->nr_pages > 0);
                         if (c->type == LRUGEN_FILE)
                                 assert_int_equal(c->swappiness, 0);
@@ -557,7 +568,7 @@ static void test_random_invariants(void **unused) {
                         }
                         if (p.swappiness == SWAPPINESS_ANON_ONLY)
                                 assert_int_equal(c->type, LRUGEN_ANON);
-                        total += c->nr_pages * POLICY_PAGE_SIZE;
+                        total += c->nr_pages * TEST_PAGE_SIZE;
                 }
                 assert_true(total <= p.max_step_bytes);
                 assert_true(total <= d.budget_bytes);

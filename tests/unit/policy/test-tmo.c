@@ -43,7 +43,7 @@ static void test_file_only(void **unused) {
         assert_int_equal(d.reason, DECISION_TMO_STEP);
         assert_int_equal(d.n_cmds, 0);
         assert_int_equal(d.n_reclaims, 1);
-        assert_int_equal(d.reclaims[0].bytes, 131 * POLICY_PAGE_SIZE); /* 536870 in pages */
+        assert_int_equal(d.reclaims[0].bytes, 131 * TEST_PAGE_SIZE); /* 536870 in pages */
         assert_int_equal(d.reclaims[0].swappiness, 0);
         assert_false(d.has_estimates);
 }
@@ -56,15 +56,15 @@ static void test_split(void **unused) {
         d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
         assert_int_equal(d.n_reclaims, 2);
         assert_int_equal(d.reclaims[0].swappiness, 0);
-        assert_int_equal(d.reclaims[0].bytes, 66 * POLICY_PAGE_SIZE);
+        assert_int_equal(d.reclaims[0].bytes, 66 * TEST_PAGE_SIZE);
         assert_int_equal(d.reclaims[1].swappiness, SWAPPINESS_ANON_ONLY);
-        assert_int_equal(d.reclaims[1].bytes, 65 * POLICY_PAGE_SIZE);
+        assert_int_equal(d.reclaims[1].bytes, 65 * TEST_PAGE_SIZE);
 
         setup(&f, SWAPPINESS_ANON_ONLY);
         d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
         assert_int_equal(d.n_reclaims, 1);
         assert_int_equal(d.reclaims[0].swappiness, SWAPPINESS_ANON_ONLY);
-        assert_int_equal(d.reclaims[0].bytes, 131 * POLICY_PAGE_SIZE);
+        assert_int_equal(d.reclaims[0].bytes, 131 * TEST_PAGE_SIZE);
 }
 
 static void test_old_kernels(void **unused) {
@@ -76,7 +76,7 @@ static void test_old_kernels(void **unused) {
         f.caps.swappiness_max = false;
         d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
         assert_int_equal(d.n_reclaims, 1);
-        assert_int_equal(d.reclaims[0].bytes, 131 * POLICY_PAGE_SIZE);
+        assert_int_equal(d.reclaims[0].bytes, 131 * TEST_PAGE_SIZE);
         assert_int_equal(d.reclaims[0].swappiness, 60);
         assert_true(d.flags & DECISION_FLAG_MIXED_ANON);
 
@@ -93,7 +93,7 @@ static void test_old_kernels(void **unused) {
         d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
         assert_int_equal(d.n_reclaims, 1);
         assert_int_equal(d.reclaims[0].swappiness, -1);
-        assert_int_equal(d.reclaims[0].bytes, 131 * POLICY_PAGE_SIZE);
+        assert_int_equal(d.reclaims[0].bytes, 131 * TEST_PAGE_SIZE);
 }
 
 static void test_pressure_scales(void **unused) {
@@ -105,7 +105,7 @@ static void test_pressure_scales(void **unused) {
         f.cur.psi.some.total_us = 3000;
         d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
         assert_int_equal(d.reason, DECISION_TMO_STEP);
-        assert_int_equal(d.reclaims[0].bytes, 65 * POLICY_PAGE_SIZE); /* 268435 in pages */
+        assert_int_equal(d.reclaims[0].bytes, 65 * TEST_PAGE_SIZE); /* 268435 in pages */
 
         /* at the target: the law gives 0; above it the pressure guard stops it */
         setup(&f, 0);
@@ -132,7 +132,7 @@ static void test_bounds(void **unused) {
         setup(&f, 0);
         f.cur.limits.min = GiB - 100 * KiB;
         d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
-        assert_int_equal(d.reclaims[0].bytes, 25 * POLICY_PAGE_SIZE);
+        assert_int_equal(d.reclaims[0].bytes, 25 * TEST_PAGE_SIZE);
 
         setup(&f, 0);
         f.p.floor_bytes = GiB;
@@ -153,7 +153,7 @@ static void test_bounds(void **unused) {
         d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
         assert_int_equal(d.n_reclaims, 1);
         assert_int_equal(d.reclaims[0].swappiness, 0);
-        assert_int_equal(d.reclaims[0].bytes, 131 * POLICY_PAGE_SIZE);
+        assert_int_equal(d.reclaims[0].bytes, 131 * TEST_PAGE_SIZE);
         assert_true(d.flags & DECISION_FLAG_NO_SWAP);
 }
 
@@ -172,8 +172,8 @@ static void test_hot_set_floor(void **unused) {
         f.cur.n_lruvecs = 1;
         d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
         assert_true(d.has_estimates);
-        assert_int_equal(d.hot_bytes, GiB - 30 * POLICY_PAGE_SIZE);
-        assert_int_equal(d.reclaims[0].bytes, 30 * POLICY_PAGE_SIZE);
+        assert_int_equal(d.hot_bytes, GiB - 30 * TEST_PAGE_SIZE);
+        assert_int_equal(d.reclaims[0].bytes, 30 * TEST_PAGE_SIZE);
 }
 
 int main(void) {

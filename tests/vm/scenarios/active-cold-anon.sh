@@ -71,6 +71,7 @@ cur1=$(cg_read "$CG" memory.current)
 swap1=$(cg_read "$CG" memory.swap.current)
 refa1=$(cg_stat "$CG" workingset_refault_anon)
 hot_kib=$(event_get /tmp/wl.log report hot_kib)
+warm_kib=$(event_get /tmp/wl.log report warm_kib)
 hot_present=$(event_get /tmp/wl.log report hot_present_kib)
 cold_present=$(event_get /tmp/wl.log report cold_present_kib)
 warm_present=$(event_get /tmp/wl.log report warm_present_kib)
@@ -86,15 +87,27 @@ result memory_swap_after "$swap1"
 result pgsteal_proactive "$steal0 -> $steal1"
 result workingset_refault_anon "$refa0 -> $refa1"
 result hot_present_kib "$hot_present/$hot_kib"
-result warm_present_kib "$warm_present"
+result warm_present_kib "$warm_present/$warm_kib"
 result cold_present_kib "$cold_present"
 result lru_gen_after "$(lru_gen_seqs "$ino")"
 result evict_lines "$(grep -c 'evict asked' /tmp/mglrud.log)"
 log "mglrud log tail:"; grep -v 'lru_gen command' /tmp/mglrud.log | tail -n 15
 kill "$WL" 2>/dev/null
 
+# The workload's report must be there: busybox arithmetic turns an empty value into 0, and the
+# residency checks below would then compare 0 with 0.
+for v in hot_kib hot_present warm_kib warm_present refa0 refa1; do
+	eval "x=\$$v"
+	assert_match "$x" '^[0-9]+$' "anon-tiers/memory.stat gave no $v"
+done
+assert_gt "$hot_kib" 0 "anon-tiers reported an empty hot set"
+assert_gt "$warm_kib" 0 "anon-tiers reported an empty warm set"
 assert_eq "$drc" 0 "mglrud exit code on SIGTERM"
 assert_le "$cur1" "$target" "memory.current must drop by >= half the cold set (before $cur0)"
 assert_gt "$steal1" "$steal0" "pgsteal_proactive must grow"
 assert_ge "$((hot_present * 100))" "$((hot_kib * 95))" "hot set resident >= 95% (present KiB vs 95% of hot KiB)"
+# The warm set is touched every 5 s, below MinColdAge=10s: it must stay, and not come back from
+# zram page by page (refaults of at most 5% of its pages).
+assert_ge "$((warm_present * 100))" "$((warm_kib * 90))" "warm set resident >= 90% (present KiB vs 90% of warm KiB)"
+assert_le "$(( (refa1 - refa0) * 4 * 100 ))" "$((warm_kib * 5))" "anon refaults <= 5% of the warm set (pages $refa0 -> $refa1)"
 pass "cold anon offloaded in ${reached}s: $(mib "$cur0") -> $(mib "$cur1") MiB, hot $hot_present/$hot_kib KiB resident"

@@ -71,7 +71,7 @@ if [ "$DAEMON" = ran ]; then
 	# What mglrud did, from its own journal-style lines (one per action, measured effect).
 	for cg in "$BATCH" "$WEB"; do
 		n=$(grep -c "^/$cg: evict asked\|^/$cg: reclaim asked" /tmp/mglrud.log)
-		[ "$n" -gt 0 ] && echo "MGLRUD-DEMO: mglrud on /$cg: $n eviction writes; last: $(grep "^/$cg: \(evict\|reclaim\) asked" /tmp/mglrud.log | tail -n 1 | sed "s|^/$cg: ||")"
+		[ "$n" -gt 0 ] && echo "MGLRUD-DEMO: mglrud on /$cg: $n eviction writes; last: $(grep "^/$cg: \(evict\|reclaim\) asked" /tmp/mglrud.log | tail -n 1 | sed -e "s|^/$cg: ||" -e "s| MGLRUD_CGROUP=.*||")"
 		adv=$(grep "^/$cg: cold " /tmp/mglrud.log | tail -n 1 | sed "s|^/$cg: ||")
 		[ -n "$adv" ] && echo "MGLRUD-DEMO: mglrud advice for /$cg: $adv"
 	done

@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* config-keys.c: the configuration's keys: names, built-in defaults, value parsers and the
+ * lifetime of struct config. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include "config-internal.h"
+#include "mglrud/shared/log.h"
+#include "mglrud/shared/macro.h"
+#include "mglrud/shared/parse-util.h"
+
+
+static const char *const daemon_key_names[_DAEMON_KEY_MAX] = {
+        [DAEMON_KEY_INTERVAL] = "Interval",
+        [DAEMON_KEY_DRY_RUN] = "DryRun",
+        [DAEMON_KEY_CGROUP_ROOT] = "CgroupRoot",
+        [DAEMON_KEY_DEBUGFS_ROOT] = "DebugfsRoot",
+        [DAEMON_KEY_PROC_ROOT] = "ProcRoot",
+        [DAEMON_KEY_LOG_LEVEL] = "LogLevel",
+        [DAEMON_KEY_HOST_PRESSURE_LIMIT] = "HostPressureLimit",
+        [DAEMON_KEY_HOST_MIN_AVAILABLE] = "HostMinAvailable",
+};
+
+
+/* config_init must not fail, so the default roots are static strings, never freed. */
+static char default_debugfs_root[] = CONFIG_DEFAULT_DEBUGFS_ROOT;
+static char default_proc_root[] = CONFIG_DEFAULT_PROC_ROOT;
+
+
+
+const char *daemon_key_to_string(enum daemon_key k) {
+        return k >= 0 && k < _DAEMON_KEY_MAX ? daemon_key_names[k] : NULL;
+}
+
+
+
+
+
+void policy_init_defaults(struct policy *ret) {
+        *ret = (struct policy) {
+                .mode = POLICY_MODE_ACTIVE,
+                .min_cold_age_usec = 2 * 60 * USEC_PER_SEC,
+                .max_cold_age_usec = 20 * 60 * USEC_PER_SEC,
+                .pressure_target = 0.001,
+                .refault_target = 0.002,
+                .swappiness = SWAPPINESS_AUTO,
+                .floor_bytes = 0,
+                .max_step_bytes = UINT64_C(64) << 20,
+                .reclaim_ratio = 0.0005,
+                .stream_protection = STREAM_PROTECTION_YES,
+        };
+}
+
+void config_init(struct config *c) {
+        *c = (struct config) {
+                .interval_usec = CONFIG_DEFAULT_INTERVAL_USEC,
+                .dry_run = false,
+                .cgroup_root = NULL,
+                .debugfs_root = default_debugfs_root,
+                .proc_root = default_proc_root,
+                .log_level = LOG_INFO,
+                .host_full_limit = CONFIG_DEFAULT_HOST_PRESSURE_LIMIT,
+                .host_min_available = CONFIG_DEFAULT_HOST_MIN_AVAILABLE,
+        };
+        policy_init_defaults(&c->defaults);
+}
+
+static void free_root(char *p) {
+        if (p != default_debugfs_root && p != default_proc_root)
+                free(p);
+}
+
+void config_done(struct config *c) {
+        free(c->cgroup_root);
+        free_root(c->debugfs_root);
+        free_root(c->proc_root);
+        free(c->defaults_file);
+        for (size_t i = 0; i < c->n_sections; i++) {
+                free(c->sections[i].glob);
+                free(c->sections[i].file);
+        }
+        free(c->sections);
+        config_init(c);
+}
+
+void config_move(struct config *dst, struct config *src) {
+        if (dst == src)
+                return;
+        config_done(dst);
+        *dst = *src;
+        config_init(src);
+}
+
+static int strdup_keep(const char *s, char *keep, char **ret) {
+        if (!s || s == keep) {
+                *ret = (char *) s;
+                return 0;
+        }
+        *ret = strdup(s);
+        return *ret ? 0 : -ENOMEM;
+}
+
+int config_copy(const struct config *src, struct config *ret) {
+        struct config c = *src;
+
+        /* Null out every pointer first so config_done() is safe on a partial copy. */
+        c.cgroup_root = c.defaults_file = NULL;
+        c.debugfs_root = default_debugfs_root;
+        c.proc_root = default_proc_root;
+        c.sections = NULL;
+        c.n_sections = 0;
+
+        if (strdup_keep(src->cgroup_root, NULL, &c.cgroup_root) < 0 ||
+            strdup_keep(src->debugfs_root, default_debugfs_root, &c.debugfs_root) < 0 ||
+            strdup_keep(src->proc_root, default_proc_root, &c.proc_root) < 0 ||
+            strdup_keep(src->defaults_file, NULL, &c.defaults_file) < 0)
+                goto oom;
+        if (src->n_sections > 0) {
+                c.sections = calloc(src->n_sections, sizeof *c.sections);
+                if (!c.sections)
+                        goto oom;
+                for (size_t i = 0; i < src->n_sections; i++) {
+                        struct policy_section *s = &c.sections[i];
+                        *s = src->sections[i];
+                        s->glob = strdup(src->sections[i].glob);
+                        s->file = src->sections[i].file ? strdup(src->sections[i].file) : NULL;
+                        c.n_sections++;
+                        if (!s->glob || (src->sections[i].file && !s->file))
+                                goto oom;
+                }
+        }
+        *ret = c;
+        return 0;
+oom:
+        config_done(&c);
+        return -ENOMEM;
+}
+
+/* Sets the reason a value was rejected. Returns -EINVAL. */
+static int fail(const char **ret_reason, const char *reason) {
+        *ret_reason = reason;
+        return -EINVAL;
+}
+
+static int assign_root(char **field, char *keep, const char *value) {
+        char *n = NULL;
+
+        if (*value) {
+                n = strdup(value);
+                if (!n)
+                        return -ENOMEM;
+        }
+        if (*field != keep)
+                free(*field);
+        *field = n ?: keep;
+        return 0;
+}
+
+int config_parse_daemon_key(struct config *c, enum daemon_key k, const char *value,
+                            const char **ret_reason) {
+        struct config def;
+        uint64_t u;
+        double d;
+        int r;
+
+        config_init(&def);
+        if (!*value && k != DAEMON_KEY_CGROUP_ROOT && k != DAEMON_KEY_DEBUGFS_ROOT &&
+            k != DAEMON_KEY_PROC_ROOT) {
+                /* An empty assignment restores the built-in default (as in systemd units). */
+                switch (k) {
+                case DAEMON_KEY_INTERVAL: c->interval_usec = def.interval_usec; break;
+                case DAEMON_KEY_DRY_RUN: c->dry_run = def.dry_run; break;
+                case DAEMON_KEY_LOG_LEVEL: c->log_level = def.log_level; break;
+                case DAEMON_KEY_HOST_PRESSURE_LIMIT:
+                        c->host_full_limit = def.host_full_limit;
+                        break;
+                case DAEMON_KEY_HOST_MIN_AVAILABLE:
+                        c->host_min_available = def.host_min_available;
+                        break;
+                default: break;
+                }
+                c->daemon_set_mask &= ~(1u << k);
+                return 0;
+        }
+
+        switch (k) {
+        case DAEMON_KEY_INTERVAL:
+                if (parse_duration(value, &u) < 0)
+                        return fail(ret_reason, "invalid duration");
+                if (u < CONFIG_MIN_INTERVAL_USEC || u > CONFIG_MAX_INTERVAL_USEC)
+                        return fail(ret_reason, "must be between 1s and 1h");
+                c->interval_usec = u;
+                break;
+        case DAEMON_KEY_DRY_RUN:
+                r = parse_boolean(value);
+                if (r < 0)
+                        return fail(ret_reason, "invalid boolean");
+                c->dry_run = r;
+                break;
+        case DAEMON_KEY_CGROUP_ROOT:
+        case DAEMON_KEY_DEBUGFS_ROOT:
+        case DAEMON_KEY_PROC_ROOT:
+                if (*value && value[0] != '/')
+                        return fail(ret_reason, "not an absolute path");
+                r = k == DAEMON_KEY_CGROUP_ROOT  ? assign_root(&c->cgroup_root, NULL, value) :
+                    k == DAEMON_KEY_DEBUGFS_ROOT ? assign_root(&c->debugfs_root,
+                                                               default_debugfs_root, value) :
+                                                   assign_root(&c->proc_root, default_proc_root,
+                                                               value);
+                if (r < 0)
+                        return r;
+                if (!*value) {
+                        c->daemon_set_mask &= ~(1u << k);
+                        return 0;
+                }
+                break;
+        case DAEMON_KEY_LOG_LEVEL:
+                r = log_level_from_string(value);
+                if (r < LOG_ERR || r > LOG_DEBUG)
+                        return fail(ret_reason,
+                                    "expected err, warning, notice, info or debug");
+                c->log_level = r;
+                break;
+        case DAEMON_KEY_HOST_PRESSURE_LIMIT:
+                if (parse_percent(value, &d) < 0)
+                        return fail(ret_reason, "invalid percentage (0%..100%)");
+                c->host_full_limit = d;
+                break;
+        case DAEMON_KEY_HOST_MIN_AVAILABLE:
+                if (parse_size(value, &u) < 0)
+                        return fail(ret_reason, "invalid size");
+                c->host_min_available = u;
+                break;
+        case _DAEMON_KEY_MAX:
+                break;
+        }
+        c->daemon_set_mask |= 1u << k;
+        return 0;
+}
+
+int config_parse_policy_key(struct policy *p, enum policy_key k, const char *value,
+                            const char **ret_reason) {
+        uint64_t u;
+        double d;
+        int r;
+
+        switch (k) {
+        case POLICY_KEY_MODE:
+                r = policy_mode_from_string(value);
+                if (r < 0)
+                        return fail(ret_reason, "expected active, advise, pressure or off");
+                p->mode = r;
+                break;
+        case POLICY_KEY_MIN_COLD_AGE:
+        case POLICY_KEY_MAX_COLD_AGE:
+                if (parse_duration(value, &u) < 0)
+                        return fail(ret_reason, "invalid duration");
+                if (u < CONFIG_MIN_COLD_AGE_USEC || u > CONFIG_MAX_COLD_AGE_USEC)
+                        return fail(ret_reason, "must be between 1s and 1d");
+                if (k == POLICY_KEY_MIN_COLD_AGE)
+                        p->min_cold_age_usec = u;
+                else
+                        p->max_cold_age_usec = u;
+                break;
+        case POLICY_KEY_PRESSURE_TARGET:
+        case POLICY_KEY_REFAULT_TARGET:
+        case POLICY_KEY_RECLAIM_RATIO:
+                if (parse_percent(value, &d) < 0)
+                        return fail(ret_reason, "invalid percentage (0%..100%)");
+                if (k == POLICY_KEY_RECLAIM_RATIO && d <= 0)
+                        return fail(ret_reason,
+                                    "must be above 0 (use Mode= to stop reclaim)");
+                *(k == POLICY_KEY_PRESSURE_TARGET  ? &p->pressure_target :
+                  k == POLICY_KEY_REFAULT_TARGET ? &p->refault_target :
+                                                   &p->reclaim_ratio) = d;
+                break;
+        case POLICY_KEY_SWAPPINESS:
+                if (strcmp(value, "auto") == 0)
+                        p->swappiness = SWAPPINESS_AUTO;
+                else if (strcmp(value, "max") == 0)
+                        p->swappiness = SWAPPINESS_ANON_ONLY;
+                else if (parse_u64(value, &u) < 0 || u > 200)
+                        return fail(ret_reason, "expected 0..200, max or auto");
+                else
+                        p->swappiness = (int) u;
+                break;
+        case POLICY_KEY_FLOOR:
+        case POLICY_KEY_MAX_STEP:
+                if (parse_size(value, &u) < 0)
+                        return fail(ret_reason, "invalid size");
+                if (k == POLICY_KEY_MAX_STEP && u < CONFIG_MIN_MAX_STEP_BYTES)
+                        return fail(ret_reason,
+                                    "must be at least 4K (use Mode= to stop reclaim)");
+                *(k == POLICY_KEY_FLOOR ? &p->floor_bytes : &p->max_step_bytes) = u;
+                break;
+        case POLICY_KEY_STREAM_PROTECTION:
+                if (strcmp(value, "advise") == 0)
+                        p->stream_protection = STREAM_PROTECTION_ADVISE;
+                else if ((r = parse_boolean(value)) < 0)
+                        return fail(ret_reason, "expected yes, no or advise");
+                else
+                        p->stream_protection = r ? STREAM_PROTECTION_YES : STREAM_PROTECTION_NO;
+                break;
+        case _POLICY_KEY_MAX:
+                break;
+        }
+        return 0;
+}

@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* config.c: loading mglrud.conf and its drop-ins with inih.
+ *
+ * The packaged inih (Debian r55) is built without INI_HANDLER_LINENO, truncates section names
+ * to 49 bytes and cuts them at the first ']' (which globs such as "[/a/x-[0-9]*]" need), treats
+ * indented lines as continuations of the previous value, and only reports the first bad line's
+ * number after the whole file was read. So we feed it through ini_parse_stream() with our own
+ * line reader: the reader counts lines, parses section headers itself (full length, last ']'),
+ * strips indentation, rejects malformed lines with a precise message and stops the stream on
+ * the first error. inih still splits "Key = Value" and strips inline comments (';' after
+ * whitespace; '#' only starts a comment at the beginning of a line), and the handler takes the
+ * section and line number from the reader's state. */
+#include "config-internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mglrud/shared/fileio.h"
+#include "mglrud/shared/log.h"
+#include "mglrud/shared/macro.h"
+#include "mglrud/shared/parse-util.h"
+
+/* ---- parsing one file ---- */
+
+enum section_kind {
+        SECTION_NONE, /* before the first header */
+        SECTION_DAEMON,
+        SECTION_DEFAULTS,
+        SECTION_CGROUP,
+        SECTION_UNKNOWN,
+};
+
+struct parse_ctx {
+        struct config *c;
+        const char *filename;
+        const char *pos, *end; /* the reader's cursor in the text */
+        unsigned line;         /* number of the line the reader handed out last */
+        char *section;         /* the current section's name, full length */
+        enum section_kind kind;
+        size_t section_idx;    /* into c->sections when kind == SECTION_CGROUP */
+        int error;             /* first error (negative errno): stops the stream */
+};
+
+/* Logs "FILE:LINE: [SECTION] Key=Value: reason" at level, leaving out the parts that are NULL. */
+_printf_(5, 6) static void ctx_log(struct parse_ctx *ctx, int level, const char *key,
+                                   const char *value, const char *fmt, ...) {
+        char reason[512];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(reason, sizeof reason, fmt, ap);
+        va_end(ap);
+
+        log_full_errno(level, 0, "%s:%u: %s%s%s%s%s%s%s%s", ctx->filename, ctx->line,
+                       ctx->section ? "[" : "", ctx->section ?: "", ctx->section ? "] " : "",
+                       key ?: "", key ? "=" : "", value ?: "", key ? ": " : "", reason);
+        if (level <= LOG_ERR && ctx->error == 0)
+                ctx->error = -EINVAL;
+}
+
+#define ctx_error(ctx, key, value, ...) ctx_log((ctx), LOG_ERR, (key), (value), __VA_ARGS__)
+#define ctx_warning(ctx, key, value, ...) ctx_log((ctx), LOG_WARNING, (key), (value), __VA_ARGS__)
+
+static int find_section(struct config *c, const char *glob) {
+        for (size_t i = 0; i < c->n_sections; i++)
+                if (strcmp(c->sections[i].glob, glob) == 0)
+                        return (int) i;
+        return -ENOENT;
+}
+
+static int enter_section(struct parse_ctx *ctx, const char *name) {
+        struct config *c = ctx->c;
+        char *file = NULL;
+
+        free(ctx->section);
+        ctx->section = strdup(name);
+        if (!ctx->section)
+                return -ENOMEM;
+
+        if (strcmp(name, "Daemon") == 0) {
+                ctx->kind = SECTION_DAEMON;
+                return 0;
+        }
+        if (strcmp(name, "Defaults") == 0) {
+                file = strdup(ctx->filename);
+                if (!file)
+                        return -ENOMEM;
+                free(c->defaults_file);
+                c->defaults_file = file;
+                c->defaults_line = ctx->line;
+                ctx->kind = SECTION_DEFAULTS;
+                return 0;
+        }
+        if (name[0] != '/') {
+                ctx->kind = SECTION_UNKNOWN;
+                ctx_warning(ctx, NULL, NULL, "unknown section, ignoring its keys");
+                return 0;
+        }
+        if (cgroup_glob_validate(name) < 0) {
+                ctx_error(ctx, NULL, NULL,
+                          "invalid cgroup path glob (needs \"/a/b\" form: no empty, \".\" or "
+                          "\"..\" component, no trailing '/')");
+                return -EINVAL;
+        }
+
+        file = strdup(ctx->filename);
+        if (!file)
+                return -ENOMEM;
+        int i = find_section(c, name);
+        if (i < 0) {
+                struct policy_section *n =
+                        reallocarray(c->sections, c->n_sections + 1, sizeof *c->sections);
+                if (!n) {
+                        free(file);
+                        return -ENOMEM;
+                }
+                c->sections = n;
+                struct policy_section *s = &n[c->n_sections];
+                *s = (struct policy_section) { .glob = strdup(name) };
+                if (!s->glob) {
+                        free(file);
+                        return -ENOMEM;
+                }
+                policy_init_defaults(&s->policy);
+                policy_section_compute_specificity(s);
+                i = (int) c->n_sections++;
+        }
+        /* A section seen again in a later file merges into the first one (keeping its place
+         * for the final specificity tie-break); only its location moves. */
+        free(c->sections[i].file);
+        c->sections[i].file = file;
+        c->sections[i].line = ctx->line;
+        ctx->kind = SECTION_CGROUP;
+        ctx->section_idx = (size_t) i;
+        return 0;
+}
+
+static bool is_blank(char ch) {
+        return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v';
+}
+
+/* Parses a section header line "[name]" with an optional trailing comment. Returns 0 and the
+ * name (pointing into line, NUL-terminated in place), or -EINVAL. */
+static int parse_section_header(char *line, char **ret_name) {
+        /* The last ']' closes the header: globs may contain bracket expressions. */
+        char *close = NULL;
+        for (char *p = line + 1; *p; p++) {
+                if (*p == ']')
+                        close = p;
+                else if ((*p == ';' || *p == '#') && close && is_blank(p[-1]))
+                        break; /* comment after the header */
+        }
+        if (!close)
+                return -EINVAL;
+        for (char *p = close + 1; *p; p++) {
+                if (*p == ';' || *p == '#')
+                        break;
+                if (!is_blank(*p))
+                        return -EINVAL;
+        }
+        *close = '\0';
+        char *name = line + 1;
+        while (is_blank(*name))
+                name++;
+        for (char *e = name + strlen(name); e > name && is_blank(e[-1]); e--)
+                e[-1] = '\0';
+        if (!*name)
+                return -EINVAL;
+        *ret_name = name;
+        return 0;
+}
+
+/* The ini_reader: hands inih one line at a time; see the top of the file for why. */
+static char *reader(char *buf, int size, void *userdata) {
+        struct parse_ctx *ctx = userdata;
+
+        if (ctx->error != 0 || ctx->pos >= ctx->end)
+                return NULL;
+
+        const char *l = ctx->pos;
+        const char *nl = memchr(l, '\n', (size_t) (ctx->end - l));
+        size_t len = nl ? (size_t) (nl - l) : (size_t) (ctx->end - l);
+        ctx->pos = nl ? nl + 1 : ctx->end;
+        ctx->line++;
+
+        if (ctx->line == 1 && len >= 3 && memcmp(l, "\xef\xbb\xbf", 3) == 0)
+                l += 3, len -= 3; /* UTF-8 byte order mark */
+        while (len > 0 && is_blank(*l))
+                l++, len--; /* indentation is not a continuation line here */
+        while (len > 0 && is_blank(l[len - 1]))
+                len--;
+
+        if (memchr(l, '\0', len)) {
+                ctx_error(ctx, NULL, NULL, "line contains a NUL byte");
+                return NULL;
+        }
+        if (len + 1 > (size_t) size) {
+                ctx_error(ctx, NULL, NULL, "line too long (at most %d characters)", size - 1);
+                return NULL;
+        }
+        memcpy(buf, l, len);
+        buf[len] = '\0';
+
+        if (len == 0 || buf[0] == '#' || buf[0] == ';')
+                return buf;
+
+        if (buf[0] == '[') {
+                char *name;
+                if (parse_section_header(buf, &name) < 0) {
+                        ctx_error(ctx, NULL, NULL, "invalid section header '%.*s'", (int) len, l);
+                        return NULL;
+                }
+                int r = enter_section(ctx, name);
+                if (r < 0) {
+                        if (ctx->error == 0)
+                                ctx->error = r;
+                        return NULL;
+                }
+                buf[0] = '\0'; /* inih need not see headers: the handler uses ctx->section */
+                return buf;
+        }
+
+        /* inih also accepts "Key: Value"; we do not, to keep one syntax. */
+        char *eq = strchr(buf, '=');
+        size_t colon = strcspn(buf, ":");
+        if (!eq) {
+                ctx_error(ctx, NULL, NULL, "expected Key=Value or [Section], got '%s'", buf);
+                return NULL;
+        }
+        if (eq == buf || colon < (size_t) (eq - buf)) {
+                ctx_error(ctx, NULL, NULL, "invalid key name in '%s'", buf);
+                return NULL;
+        }
+        return buf;
+}
+
+static const char *daemon_name(int k) {
+        return daemon_key_to_string(k);
+}
+
+static const char *policy_name(int k) {
+        return policy_key_to_string(k);
+}
+
+/* Returns the index of name in to_string's table, or -ENOENT. */
+static int lookup_key(const char *(*to_string)(int), int n, const char *name) {
+        for (int i = 0; i < n; i++)
+                if (strcmp(to_string(i), name) == 0)
+                        return i;
+        return -ENOENT;
+}
+
+/* Returns the key name that differs from name only in case (for a hint), or NULL. */
+static const char *lookup_key_icase(const char *(*to_string)(int), int n, const char *name) {
+        for (int i = 0; i < n; i++)
+                if (strcasecmp(to_string(i), name) == 0)
+                        return to_string(i);
+        return NULL;
+}
+
+static int handler(void *userdata, const char *section_unused, const char *name,
+                   const char *value) {
+        struct parse_ctx *ctx = userdata;
+        struct config *c = ctx->c;
+        const char *reason = NULL;
+        int r;
+
+        if (ctx->error != 0)
+                return 0;
+
+        switch (ctx->kind) {
+        case SECTION_UNKNOWN:
+                return 1; /* warned once at the header */
+        case SECTION_NONE:
+                ctx_warning(ctx, name, value, "assignment outside of any section, ignoring");
+                return 1;
+        default:
+                break;
+        }
+
+        int dk = lookup_key(daemon_name, _DAEMON_KEY_MAX, name);
+        int pk = lookup_key(policy_name, _POLICY_KEY_MAX, name);
+
+        if (ctx->kind == SECTION_DAEMON) {
+                if (pk >= 0) {
+                        ctx_error(ctx, name, value,
+                                  "policy key not allowed in [Daemon] (use [Defaults])");
+                        return 0;
+                }
+                if (dk < 0)
+                        goto unknown;
+                r = config_parse_daemon_key(c, dk, value, &reason);
+        } else {
+                if (dk >= 0) {
+                        ctx_error(ctx, name, value, "[Daemon] key not allowed in a policy section");
+                        return 0;
+                }
+                if (pk < 0)
+                        goto unknown;
+
+                bool defaults = ctx->kind == SECTION_DEFAULTS;
+                struct policy *p = defaults ? &c->defaults : &c->sections[ctx->section_idx].policy;
+                uint32_t *mask = defaults ? &c->defaults_set_mask
+                                          : &c->sections[ctx->section_idx].set_mask;
+                if (!*value) {
+                        /* Empty: forget the assignment (back to inherited/built-in). */
+                        struct policy def;
+                        policy_init_defaults(&def);
+                        policy_copy_key(p, &def, pk);
+                        *mask &= ~(1u << pk);
+                        return 1;
+                }
+                r = config_parse_policy_key(p, pk, value, &reason);
+                if (r >= 0)
+                        *mask |= 1u << pk;
+        }
+        if (r == -ENOMEM) {
+                ctx->error = -ENOMEM;
+                return 0;
+        }
+        if (r < 0) {
+                ctx_error(ctx, name, value, "%s", reason);
+                return 0;
+        }
+        return 1;
+
+unknown:;
+        const char *hint = ctx->kind == SECTION_DAEMON
+                                   ? lookup_key_icase(daemon_name, _DAEMON_KEY_MAX, name)
+                                   : lookup_key_icase(policy_name, _POLICY_KEY_MAX, name);
+        if (hint)
+                ctx_warning(ctx, name, value, "unknown key, ignoring (did you mean %s=?)", hint);
+        else
+                ctx_warning(ctx, name, value, "unknown key, ignoring");
+        return 1;
+}
+
+static int parse_text(struct config *c, const char *text, size_t len, const char *filename) {
+        struct parse_ctx ctx = {
+                .c = c,
+                .filename = filename,
+                .pos = text,
+                .end = text + len,
+        };
+
+        int r = ini_parse_stream(reader, &ctx, handler, &ctx);
+        free(ctx.section);
+        if (ctx.error == -ENOMEM || r == -2)
+                return log_error_errno(ENOMEM, "%s: out of memory", filename);
+        if (ctx.error < 0)
+                return ctx.error;
+        if (r != 0)
+                /* The reader lets only "Key=Value" lines through, so inih should never fail. */
+                return log_error_errno(EINVAL, "%s:%d: syntax error", filename, r);
+        return 0;
+}
+
+static int check_cold_ages(const struct policy *p, const char *file, unsigned line,
+                           const char *section, const char *from) {
+        char a[32], b[32];
+
+        if (p->min_cold_age_usec <= p->max_cold_age_usec)
+                return 0;
+        return log_error_errno(EINVAL, "%s:%u: [%s] MinColdAge=%s: greater than MaxColdAge=%s%s",
+                               file ?: "(built-in)", line, section,
+                               format_duration(a, sizeof a, p->min_cold_age_usec),
+                               format_duration(b, sizeof b, p->max_cold_age_usec), from);
+}
+
+/* Checks what only makes sense once every file is read. Returns 0 or -EINVAL. */
+static int config_verify(const struct config *c) {
+        int r = check_cold_ages(&c->defaults, c->defaults_file, c->defaults_line, "Defaults", "");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < c->n_sections; i++) {
+                const struct policy_section *s = &c->sections[i];
+                struct policy p = c->defaults;
+                policy_copy_keys(&p, &s->policy, s->set_mask);
+                uint32_t both = (1u << POLICY_KEY_MIN_COLD_AGE) | (1u << POLICY_KEY_MAX_COLD_AGE);
+                r = check_cold_ages(&p, s->file, s->line, s->glob,
+                                    (s->set_mask & both) == both ? ""
+                                    : (s->set_mask & both) ? " (the other one from [Defaults])"
+                                                           : "");
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int config_load_string(const char *text, const char *filename, struct config *c) {
+        _cleanup_(config_done) struct config tmp;
+        int r;
+
+        config_init(&tmp);
+        r = parse_text(&tmp, text, strlen(text), filename);
+        if (r < 0)
+                return r;
+        r = config_verify(&tmp);
+        if (r < 0)
+                return r;
+        config_move(c, &tmp);
+        return 0;
+}
+
+/* ---- files ---- */
+
+void config_files_free(char **files) {
+        for (char **f = files; f && *f; f++)
+                free(*f);
+        free(files);
+}
+
+static void config_files_freep(char ***files) {
+        config_files_free(*files);
+}
+
+static int cmp_strp(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+static int files_add(char ***files, size_t *n, char *path) {
+        char **l = reallocarray(*files, *n + 2, sizeof **files);
+        if (!l) {
+                free(path);
+                return -ENOMEM;
+        }
+        l[(*n)++] = path;
+        l[*n] = NULL;
+        *files = l;
+        return 0;
+}
+
+static bool is_dropin_name(const char *name) {
+        size_t len = strlen(name);
+        /* "foo.conf", not hidden files (editor and package manager leftovers start with '.') */
+        return name[0] != '.' && len > 5 && strcmp(name + len - 5, ".conf") == 0;
+}
+
+int config_list_files(const char *main_path, const char *dropin_dir, char ***ret_files) {
+        _cleanup_(config_files_freep) char **files = NULL;
+        size_t n = 0, n_main;
+        struct stat st;
+        int r;
+
+        files = calloc(1, sizeof *files);
+        if (!files)
+                return -ENOMEM;
+
+        if (main_path) {
+                if (stat(main_path, &st) == 0) {
+                        char *p = strdup(main_path);
+                        if (!p || files_add(&files, &n, p) < 0)
+                                return -ENOMEM;
+                } else if (errno != ENOENT)
+                        return log_error_errno(errno, "%s: %m", main_path);
+        }
+        n_main = n;
+
+        if (dropin_dir) {
+                DIR *d = opendir(dropin_dir);
+                if (!d) {
+                        if (errno != ENOENT && errno != ENOTDIR)
+                                return log_error_errno(errno, "%s: %m", dropin_dir);
+                } else {
+                        struct dirent *de;
+                        r = 0;
+                        errno = 0;
+                        while (r == 0 && (de = readdir(d))) {
+                                if (!is_dropin_name(de->d_name))
+                                        continue;
+                                /* Only regular files (following symlinks): a link to /dev/null
+                                 * masks a drop-in, as in systemd. */
+                                if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 ||
+                                    !S_ISREG(st.st_mode))
+                                        continue;
+                                char *p;
+                                if (asprintf(&p, "%s/%s", dropin_dir, de->d_name) < 0)
+                                        r = -ENOMEM;
+                                else
+                                        r = files_add(&files, &n, p);
+                        }
+                        closedir(d);
+                        if (r < 0)
+                                return r;
+                        qsort(files + n_main, n - n_main, sizeof *files, cmp_strp);
+                }
+        }
+
+        *ret_files = TAKE_PTR(files);
+        return 0;
+}
+
+int config_load(const char *main_path, const char *dropin_dir, struct config *ret) {
+        _cleanup_(config_files_freep) char **files = NULL;
+        _cleanup_(config_done) struct config tmp;
+        int r;
+
+        config_init(&tmp);
+        r = config_list_files(main_path, dropin_dir, &files);
+        if (r < 0)
+                return r;
+
+        for (char **f = files; *f; f++) {
+                _cleanup_(read_buf_free) struct read_buf b = {};
+                r = read_full_file_at(AT_FDCWD, *f, &b);
+                if (r == -ENOENT)
+                        continue; /* removed since it was listed: as if it never existed */
+                if (r < 0)
+                        return log_error_errno(r, "%s: %m", *f);
+                r = parse_text(&tmp, b.data, b.len, *f);
+                if (r < 0)
+                        return r;
+        }
+
+        r = config_verify(&tmp);
+        if (r < 0)
+                return r;
+        config_move(ret, &tmp);
+        return 0;
+}

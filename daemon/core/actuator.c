@@ -1,0 +1,450 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "mglrud/core/actuator.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "mglrud/core/actuate.h"
+#include "mglrud/shared/fileio.h"
+#include "mglrud/shared/log.h"
+#include "mglrud/shared/macro.h"
+#include "mglrud/shared/parse-util.h"
+#include "mglrud/shared/time.h"
+
+struct actuator {
+        pthread_t thread;
+        bool thread_started;
+        pthread_mutex_t lock;
+        pthread_cond_t wake;
+        struct actuator_job *queue_head, *queue_tail; /* waiting */
+        struct actuator_job *done_head, *done_tail;   /* finished, for the event loop */
+        unsigned pending;                             /* queued + running */
+        bool stop;
+        bool force_dry_run;                           /* actuator_set_dry_run() */
+        struct actuator_stats stats;                  /* under lock */
+        int efd;
+        sd_event_source *source;
+        actuator_done_fn done;
+        void *userdata;
+};
+
+/* Returns a new job of kind for cgroup id, without descriptors, or NULL on OOM. */
+static struct actuator_job *job_alloc(enum actuator_job_kind kind, uint64_t cgroup_id,
+                                      const char *path, bool dry_run) {
+        struct actuator_job *j = calloc(1, sizeof *j);
+        if (!j)
+                return NULL;
+        j->kind = kind;
+        j->dirfd = j->lrugen_fd = -1;
+        j->cgroup_id = cgroup_id;
+        j->dry_run = dry_run;
+        j->path = strdup(path);
+        if (!j->path) {
+                free(j);
+                return NULL;
+        }
+        return j;
+}
+
+struct actuator_job *actuator_job_new(uint64_t cgroup_id, const char *path, int dirfd,
+                                      int lrugen_fd, uint64_t page_size, bool dry_run,
+                                      const struct decision *d) {
+        struct actuator_job *j = job_alloc(ACTUATOR_JOB_DECISION, cgroup_id, path, dry_run);
+        if (!j)
+                return NULL;
+        j->decision = *d;
+        j->page_size = page_size;
+        j->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+        if (lrugen_fd >= 0)
+                j->lrugen_fd = fcntl(lrugen_fd, F_DUPFD_CLOEXEC, 3);
+        if (j->dirfd < 0 || (lrugen_fd >= 0 && j->lrugen_fd < 0)) {
+                actuator_job_free(j);
+                return NULL;
+        }
+        return j;
+}
+
+struct actuator_job *actuator_drop_job_new(uint64_t cgroup_id, const char *path, bool dry_run) {
+        return job_alloc(ACTUATOR_JOB_DROP, cgroup_id, path, dry_run);
+}
+
+int actuator_drop_job_add(struct actuator_job *j, int fd, const char *path,
+                          const struct actuator_drop *range) {
+        struct actuator_drop *n = realloc(j->drops, (j->n_drops + 1) * sizeof *n);
+        char *p = strdup(path);
+        if (!n || !p) {
+                if (n)
+                        j->drops = n;
+                free(p);
+                close(fd);
+                return -ENOMEM;
+        }
+        j->drops = n;
+        n[j->n_drops] = *range;
+        n[j->n_drops].fd = fd;
+        n[j->n_drops].path = p;
+        n[j->n_drops].error = 0;
+        j->n_drops++;
+        return 0;
+}
+
+void actuator_job_free(struct actuator_job *j) {
+        if (!j)
+                return;
+        closep(&j->dirfd);
+        closep(&j->lrugen_fd);
+        for (size_t i = 0; i < j->n_drops; i++) {
+                closep(&j->drops[i].fd);
+                free(j->drops[i].path);
+        }
+        free(j->drops);
+        free(j->path);
+        free(j);
+}
+
+/* Logs how long one command blocked: slow writes must be visible (MaxStep= bounds them). */
+static void note_write_time(const struct actuator_job *j, const char *what, uint64_t bytes,
+                            uint64_t t0, int r) {
+        uint64_t dt = now_monotonic_usec() - t0;
+        char b[32], t[32];
+        log_full_errno(dt >= 2 * USEC_PER_SEC ? LOG_NOTICE : LOG_DEBUG, 0,
+                       "%s: %s of %s took %s (%s)", j->path, what,
+                       format_bytes(b, sizeof b, bytes), format_duration(t, sizeof t, dt),
+                       r < 0 ? strerror(-r) : "ok");
+}
+
+static bool cancelled(const bool *cancel) {
+        return cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED);
+}
+
+/* Checked before every write: a reload to DryRun=yes stops the writes of jobs decided before. */
+static bool job_dry_run(const struct actuator_job *j) {
+        return j->dry_run ||
+               (j->force_dry_run && __atomic_load_n(j->force_dry_run, __ATOMIC_RELAXED));
+}
+
+/* One lru_gen command; evictions in chunks. Returns 0 or the first error. */
+static int run_lrugen_cmd(struct actuator_job *j, const struct lrugen_cmd *c, const bool *cancel) {
+        uint64_t t0 = now_monotonic_usec();
+        int r = 0;
+
+        if (c->op == '+') {
+                r = actuate_lrugen(j->lrugen_fd, c, job_dry_run(j));
+        } else {
+                /* Repeating "- id node seq" is safe: once the generations up to seq are empty
+                 * the kernel returns at once. */
+                for (uint64_t left = c->nr_pages; left > 0 && r >= 0;) {
+                        if (cancelled(cancel)) {
+                                j->cancelled = true;
+                                break;
+                        }
+                        struct lrugen_cmd chunk = *c;
+                        chunk.nr_pages = MIN(left, (uint64_t) ACTUATOR_CHUNK_PAGES);
+                        r = actuate_lrugen(j->lrugen_fd, &chunk, job_dry_run(j));
+                        left -= chunk.nr_pages;
+                }
+        }
+        note_write_time(j, c->op == '+' ? "lru_gen age" : "lru_gen evict",
+                        c->op == '-' ? c->nr_pages * j->page_size : 0, t0, r);
+        return r;
+}
+
+/* One memory.reclaim request in chunks; EAGAIN ends it (the kernel found no more). */
+static int run_reclaim(struct actuator_job *j, const struct reclaim_req *req, const bool *cancel) {
+        const uint64_t chunk_bytes = (uint64_t) ACTUATOR_CHUNK_PAGES * j->page_size;
+        uint64_t t0 = now_monotonic_usec();
+        int r = 0;
+
+        for (uint64_t left = req->bytes; left > 0;) {
+                if (cancelled(cancel)) {
+                        j->cancelled = true;
+                        break;
+                }
+                struct reclaim_req chunk = *req;
+                chunk.bytes = MIN(left, chunk_bytes);
+                r = actuate_reclaim(j->dirfd, &chunk, job_dry_run(j));
+                left -= chunk.bytes;
+                if (r < 0)
+                        break;
+        }
+        note_write_time(j, "memory.reclaim", req->bytes, t0, r);
+        return r;
+}
+
+/* Drops every range of a drop job; a failed drop is logged and the others go on. */
+static void run_drops(struct actuator_job *j, const bool *cancel) {
+        for (size_t i = 0; i < j->n_drops; i++) {
+                struct actuator_drop *d = &j->drops[i];
+                if (cancelled(cancel)) {
+                        j->cancelled = true;
+                        break;
+                }
+                d->error = actuate_drop(d->fd, d->offset, d->length, job_dry_run(j));
+                j->asked_bytes += d->length;
+                if (d->error < 0) {
+                        j->failed++;
+                        j->last_error = d->error;
+                        log_warning_errno(d->error, "%s: %s: POSIX_FADV_DONTNEED failed: %m",
+                                          j->path, d->path);
+                }
+        }
+}
+
+/* Returns the number of kernel writes a job issues (chunks included), for the counts. */
+static uint64_t job_writes(const struct actuator_job *j) {
+        if (j->kind == ACTUATOR_JOB_DROP)
+                return j->n_drops;
+        uint64_t n = 0;
+        for (size_t i = 0; i < j->decision.n_cmds; i++) {
+                const struct lrugen_cmd *c = &j->decision.cmds[i];
+                if (j->advise_ageing && c->op != '+')
+                        continue;
+                n += c->op == '+' ? 1 : (c->nr_pages + ACTUATOR_CHUNK_PAGES - 1) / ACTUATOR_CHUNK_PAGES;
+        }
+        for (size_t i = 0; i < j->decision.n_reclaims && !j->advise_ageing; i++) {
+                uint64_t chunk = (uint64_t) ACTUATOR_CHUNK_PAGES * j->page_size;
+                n += (j->decision.reclaims[i].bytes + chunk - 1) / chunk;
+        }
+        return n;
+}
+
+void actuator_run_job(struct actuator_job *j, const bool *cancel) {
+        const struct decision *d = &j->decision;
+
+        if (j->kind == ACTUATOR_JOB_DROP) {
+                run_drops(j, cancel);
+                j->finished_usec = now_monotonic_usec();
+                return;
+        }
+
+        for (size_t i = 0; i < d->n_cmds && !j->cancelled; i++) {
+                const struct lrugen_cmd *c = &d->cmds[i];
+                if (j->advise_ageing && c->op != '+')
+                        continue;
+                int r = run_lrugen_cmd(j, c, cancel);
+                if (c->op == '-')
+                        j->asked_bytes += c->nr_pages * j->page_size;
+                if (r == -EEXIST && c->op == '+')
+                        continue; /* someone else (kswapd, reclaim) aged it just now */
+                if (r == -EINVAL) {
+                        /* The memcg went away between our read and the write, or its max_seq
+                         * moved (a child's removal ages the parent on 7.2+). Re-read next cycle. */
+                        log_debug("%s: lru_gen command %c for memcg %llu node %d seq %llu "
+                                  "refused (EINVAL): stale, will re-read.", j->path, c->op,
+                                  (unsigned long long) c->memcg_id, c->node,
+                                  (unsigned long long) c->seq);
+                        continue;
+                }
+                if (r < 0) {
+                        j->failed++;
+                        j->last_error = r;
+                        log_warning_errno(r, "%s: lru_gen write failed: %m", j->path);
+                }
+        }
+        for (size_t i = 0; i < d->n_reclaims && !j->advise_ageing && !j->cancelled; i++) {
+                int r = run_reclaim(j, &d->reclaims[i], cancel);
+                j->asked_bytes += d->reclaims[i].bytes;
+                if (r == -EAGAIN)
+                        continue; /* the kernel reclaimed less than asked: measured later */
+                if (r == -ENOENT) {
+                        j->vanished = true;
+                        break;
+                }
+                if (r < 0) {
+                        j->failed++;
+                        j->last_error = r;
+                        log_warning_errno(r, "%s: memory.reclaim failed: %m", j->path);
+                }
+        }
+        j->finished_usec = now_monotonic_usec();
+}
+
+/* Counts a finished job (under the lock when a thread runs jobs). */
+static void count_job(struct actuator *a, const struct actuator_job *j) {
+        a->stats.jobs++;
+        if (job_dry_run(j))
+                return; /* nothing was written */
+        a->stats.writes += job_writes(j);
+        a->stats.failed += j->failed;
+        a->stats.asked_bytes += j->asked_bytes;
+}
+
+static void *worker(void *userdata) {
+        struct actuator *a = userdata;
+
+        pthread_mutex_lock(&a->lock);
+        for (;;) {
+                while (!a->stop && !a->queue_head)
+                        pthread_cond_wait(&a->wake, &a->lock);
+                if (a->stop)
+                        break;
+                struct actuator_job *j = a->queue_head;
+                a->queue_head = j->next;
+                if (!a->queue_head)
+                        a->queue_tail = NULL;
+                j->next = NULL;
+                pthread_mutex_unlock(&a->lock);
+
+                actuator_run_job(j, &a->stop);
+
+                pthread_mutex_lock(&a->lock);
+                count_job(a, j);
+                if (a->done_tail)
+                        a->done_tail->next = j;
+                else
+                        a->done_head = j;
+                a->done_tail = j;
+                uint64_t one = 1;
+                if (write(a->efd, &one, sizeof one) < 0) {
+                        /* Cannot happen with a non-blocking eventfd below 2^64-1. */
+                }
+        }
+        pthread_mutex_unlock(&a->lock);
+        return NULL;
+}
+
+static int on_done(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        struct actuator *a = userdata;
+        uint64_t n;
+        if (read(fd, &n, sizeof n) < 0 && errno != EAGAIN)
+                return log_warning_errno(errno, "actuator eventfd: %m"), 0;
+
+        pthread_mutex_lock(&a->lock);
+        struct actuator_job *list = a->done_head;
+        a->done_head = a->done_tail = NULL;
+        pthread_mutex_unlock(&a->lock);
+
+        while (list) {
+                struct actuator_job *j = list;
+                list = j->next;
+                j->next = NULL;
+                pthread_mutex_lock(&a->lock);
+                a->pending--;
+                pthread_mutex_unlock(&a->lock);
+                a->done(j, a->userdata);
+        }
+        return 0;
+}
+
+int actuator_new(sd_event *e, actuator_done_fn done, void *userdata, struct actuator **ret) {
+        struct actuator *a = calloc(1, sizeof *a);
+        int r;
+
+        if (!a)
+                return -ENOMEM;
+        pthread_mutex_init(&a->lock, NULL);
+        pthread_cond_init(&a->wake, NULL);
+        a->done = done;
+        a->userdata = userdata;
+        a->efd = -1;
+        if (!e) {
+                *ret = a; /* inline: actuator_submit() runs the job */
+                return 0;
+        }
+        a->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (a->efd < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+        r = sd_event_add_io(e, &a->source, a->efd, EPOLLIN, on_done, a);
+        if (r < 0)
+                goto fail;
+        r = -pthread_create(&a->thread, NULL, worker, a);
+        if (r < 0)
+                goto fail;
+        a->thread_started = true;
+        *ret = a;
+        return 0;
+fail:
+        actuator_free(a);
+        return r;
+}
+
+int actuator_submit(struct actuator *a, struct actuator_job *j) {
+        j->next = NULL;
+        j->force_dry_run = &a->force_dry_run;
+        if (!a->thread_started) {
+                actuator_run_job(j, NULL);
+                count_job(a, j);
+                a->done(j, a->userdata);
+                return 0;
+        }
+        pthread_mutex_lock(&a->lock);
+        if (a->stop) {
+                pthread_mutex_unlock(&a->lock);
+                actuator_job_free(j);
+                return -ESHUTDOWN;
+        }
+        if (j->kind == ACTUATOR_JOB_DROP) {
+                /* Before the first queued decision, after the drops queued before it. */
+                struct actuator_job **p = &a->queue_head;
+                while (*p && (*p)->kind == ACTUATOR_JOB_DROP)
+                        p = &(*p)->next;
+                j->next = *p;
+                *p = j;
+                if (!j->next)
+                        a->queue_tail = j;
+        } else {
+                if (a->queue_tail)
+                        a->queue_tail->next = j;
+                else
+                        a->queue_head = j;
+                a->queue_tail = j;
+        }
+        a->pending++;
+        pthread_cond_signal(&a->wake);
+        pthread_mutex_unlock(&a->lock);
+        return 0;
+}
+
+void actuator_set_dry_run(struct actuator *a, bool dry_run) {
+        if (a)
+                __atomic_store_n(&a->force_dry_run, dry_run, __ATOMIC_RELAXED);
+}
+
+unsigned actuator_pending(struct actuator *a) {
+        pthread_mutex_lock(&a->lock);
+        unsigned n = a->pending;
+        pthread_mutex_unlock(&a->lock);
+        return n;
+}
+
+struct actuator_stats actuator_get_stats(struct actuator *a) {
+        pthread_mutex_lock(&a->lock);
+        struct actuator_stats s = a->stats;
+        pthread_mutex_unlock(&a->lock);
+        return s;
+}
+
+static void free_list(struct actuator_job *j) {
+        while (j) {
+                struct actuator_job *next = j->next;
+                actuator_job_free(j);
+                j = next;
+        }
+}
+
+void actuator_free(struct actuator *a) {
+        if (!a)
+                return;
+        if (a->thread_started) {
+                pthread_mutex_lock(&a->lock);
+                __atomic_store_n(&a->stop, true, __ATOMIC_RELAXED);
+                pthread_cond_signal(&a->wake);
+                pthread_mutex_unlock(&a->lock);
+                pthread_join(a->thread, NULL);
+        }
+        free_list(a->queue_head);
+        free_list(a->done_head);
+        sd_event_source_disable_unref(a->source);
+        if (a->efd >= 0)
+                close(a->efd);
+        pthread_cond_destroy(&a->wake);
+        pthread_mutex_destroy(&a->lock);
+        free(a);
+}

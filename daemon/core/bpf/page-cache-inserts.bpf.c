@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* page-cache-inserts.bpf.c: per-file page-cache insertion counters for one-shot stream detection.
+ * Attached to the tp_btf filemap/mm_filemap_add_to_page_cache (a struct folio * since 5.18);
+ * CO-RE relocations make the same object load on 6.1 through 7.x. */
+#include "vmlinux.h"
+
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "page-cache-inserts.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct {
+        __uint(type, BPF_MAP_TYPE_LRU_HASH);
+        __uint(max_entries, STREAMS_MAP_ENTRIES);
+        __type(key, struct streams_key);
+        __type(value, struct streams_val);
+} streams SEC(".maps");
+
+/* memcg_data's low bits are flags (MEMCG_DATA_OBJEXTS, MEMCG_DATA_KMEM). */
+#define MEMCG_DATA_FLAGS_MASK 7UL
+
+static __always_inline __u64 folio_cgroup_id(struct folio *folio) {
+        unsigned long memcg_data = BPF_CORE_READ(folio, memcg_data);
+        struct mem_cgroup *memcg = (struct mem_cgroup *) (memcg_data & ~MEMCG_DATA_FLAGS_MASK);
+        __u64 id = 0;
+
+        if (memcg)
+                id = BPF_CORE_READ(memcg, css.cgroup, kn, id);
+        return id ? id : bpf_get_current_cgroup_id();
+}
+
+/* Before 6.6 the order had a field of its own in the first tail page. */
+struct folio___old {
+        unsigned char _folio_order;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 folio_nr(struct folio *folio) {
+        unsigned long flags = 0, flags1 = 0;
+
+        /* flags is an unsigned long (6.1) or memdesc_flags_t wrapping one (7.x). */
+        bpf_probe_read_kernel(&flags, sizeof flags, &folio->flags);
+        if (!(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_head))))
+                return 1;
+        if (bpf_core_field_exists(((struct folio___old *) folio)->_folio_order))
+                return 1UL << BPF_CORE_READ((struct folio___old *) folio, _folio_order);
+        /* Since 6.6 a large folio keeps its order in the low byte of the second page's flags. */
+        flags1 = BPF_CORE_READ(folio, _flags_1);
+        return 1UL << (flags1 & 0xff);
+}
+
+SEC("tp_btf/mm_filemap_add_to_page_cache")
+int BPF_PROG(streams_add, struct folio *folio) {
+        struct address_space *mapping = BPF_CORE_READ(folio, mapping);
+        struct inode *inode;
+        struct streams_key key = {};
+        struct streams_val *v, init = {};
+        __u64 index, nr, end, window;
+
+        if (!mapping)
+                return 0;
+        inode = BPF_CORE_READ(mapping, host);
+        if (!inode)
+                return 0;
+        key.ino = BPF_CORE_READ(inode, i_ino);
+        key.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+        key.cgroup_id = folio_cgroup_id(folio);
+        index = BPF_CORE_READ(folio, index);
+        nr = folio_nr(folio);
+        end = index + nr;
+
+        v = bpf_map_lookup_elem(&streams, &key);
+        if (!v) {
+                init.pages = nr;
+                init.seq_pages = index == 0 ? nr : 0;
+                init.next_index = end;
+                init.max_index = end;
+                init.i_size = BPF_CORE_READ(inode, i_size);
+                init.generation = BPF_CORE_READ(inode, i_generation);
+                init.last_ns = bpf_ktime_get_ns();
+                bpf_map_update_elem(&streams, &key, &init, BPF_NOEXIST);
+                return 0;
+        }
+        v->pages += nr;
+        if (index >= v->next_index && index <= v->next_index + STREAMS_SEQ_WINDOW)
+                v->seq_pages += nr;
+        /* Small files: half their size is "far". */
+        window = v->max_index / 2 < STREAMS_BACK_WINDOW ? v->max_index / 2 : STREAMS_BACK_WINDOW;
+        if (index + window < v->max_index)
+                v->back_pages += nr;
+        v->next_index = end;
+        if (end > v->max_index)
+                v->max_index = end;
+        v->i_size = BPF_CORE_READ(inode, i_size);
+        v->last_ns = bpf_ktime_get_ns();
+        return 0;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* page-cache-inserts.h: the map layout shared by the BPF program (page-cache-inserts.bpf.c) and
+ * the daemon (daemon/core/stream-protection.c). Only fixed-width types: the BPF side includes
+ * vmlinux.h, the daemon <linux/types.h>. */
+#pragma once
+
+#define STREAMS_MAP_ENTRIES 16384
+/* An insertion at most this many pages past the end of the previous one counts as sequential
+ * (readahead may skip what is already cached). */
+#define STREAMS_SEQ_WINDOW 64
+/* An insertion this many pages or more below the highest index reached counts as re-inserted
+ * (the file is read again, or at random). Nearer ones are the reader's own readahead pages
+ * that memory pressure took before they were read (readahead thrashing), not a re-read. */
+#define STREAMS_BACK_WINDOW 2048 /* at most half the file's highest index */
+
+struct streams_key {
+        __u64 cgroup_id;   /* the folio's memcg's cgroup id (the current task's without one) */
+        __u64 ino;
+        __u32 dev;         /* kernel dev_t: major << 20 | minor */
+        __u32 pad;
+};
+
+/* Cumulative counters: the daemon computes deltas. Updated without locks: off by a few pages
+ * when two CPUs insert into the same file at once, which the classification tolerates. */
+struct streams_val {
+        __u64 pages;        /* pages inserted into the page cache */
+        __u64 seq_pages;    /* … of which at or just after the end of the previous insertion */
+        __u64 back_pages;   /* … of which far below the highest end so far (re-read, random) */
+        __u64 next_index;   /* end (index + nr) of the last insertion */
+        __u64 max_index;    /* highest end of any insertion */
+        __u64 i_size;       /* file size in bytes at the last insertion */
+        __u64 last_ns;      /* bpf_ktime_get_ns() of the last insertion */
+        __u32 generation;   /* i_generation, for open_by_handle_at */
+        __u32 pad;
+};

@@ -1,0 +1,500 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "mglrud/core/control.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mglrud/config/config.h"
+#include "mglrud/core/decision-text.h"
+#include "mglrud/shared/log.h"
+#include "mglrud/shared/macro.h"
+#include "mglrud/shared/parse-util.h"
+
+struct control_state {
+        struct policy_state policy;
+        struct cgroup_reading prev;
+        bool has_prev;
+        struct lrugen_lruvec *lruvecs; /* this cycle's copy: own memcg + covered descendants */
+        size_t n_lruvecs, cap_lruvecs;
+        struct decision last;
+        uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES];
+        uint64_t actions, errors;
+        uint64_t stream_files;         /* one-shot stream files dropped (or advised), cumulative */
+        uint64_t stream_dropped_bytes; /* … bytes asked to drop, cumulative */
+        bool initialized;              /* policy state set up (by the first cycle) */
+        bool has_last;                 /* last holds a decision */
+        bool paused;                   /* Pause(): sample, but do not decide or act */
+        bool skipped;                  /* the last cycle was skipped because of a pause */
+        bool in_flight;                /* a job with this cgroup's writes is queued or running */
+        uint64_t in_flight_token;      /* that job's token (unique for the daemon's lifetime) */
+        struct cgroup_reading before;  /* the reading the in-flight decision was made on */
+        struct policy overrides;       /* runtime overrides (Set()): the keys in override_mask */
+        uint32_t override_mask;        /* (1u << enum policy_key); lost on restart only */
+};
+
+void control_cgroup_free(struct cgroup *cg) {
+        struct control_state *s = cg ? cg->userdata : NULL;
+        if (!s)
+                return;
+        free(s->lruvecs);
+        free(s);
+        cg->userdata = NULL;
+}
+
+uint64_t control_cgroup_reclaimed_bytes(const struct cgroup *cg) {
+        const struct control_state *s = cg->userdata;
+        return s ? s->reclaimed_bytes[LRUGEN_ANON] + s->reclaimed_bytes[LRUGEN_FILE] : 0;
+}
+
+/* Returns cg's state, allocating it on first use, or NULL on OOM. */
+static struct control_state *control_state_get(struct cgroup *cg) {
+        if (!cg->userdata)
+                cg->userdata = calloc(1, sizeof(struct control_state));
+        return cg->userdata;
+}
+
+int control_cgroup_set_paused(struct cgroup *cg, bool paused) {
+        struct control_state *s = control_state_get(cg);
+        if (!s)
+                return -ENOMEM;
+        s->paused = paused;
+        return 0;
+}
+
+bool control_cgroup_paused(const struct cgroup *cg) {
+        const struct control_state *s = cg->userdata;
+        return s && s->paused;
+}
+
+int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *ret) {
+        if (!cg || !ret)
+                return -EINVAL;
+        const struct control_state *s = cg->userdata;
+        *ret = (struct control_snapshot) {
+                .path = cg->path,
+                .id = cg->id,
+                .section = cg->section ? cg->section->glob : "-",
+                .mode = policy_mode_to_string(cg->policy.mode),
+                .reason = "none",
+        };
+        if (!s)
+                return 0;
+        ret->paused = s->paused;
+        for (unsigned k = 0; k < _POLICY_KEY_MAX; k++)
+                if (s->override_mask & (1u << k)) {
+                        char v[48];
+                        snprintf(ret->overrides[ret->n_overrides++], sizeof ret->overrides[0],
+                                 "%s=%s", policy_key_to_string(k),
+                                 policy_key_format(v, sizeof v, &s->overrides, k));
+                }
+        ret->cold_age_usec = s->initialized ? s->policy.cold_age_usec : 0;
+        memcpy(ret->reclaimed_bytes, s->reclaimed_bytes, sizeof ret->reclaimed_bytes);
+        ret->actions = s->actions;
+        ret->errors = s->errors;
+        ret->stream_files = s->stream_files;
+        ret->stream_dropped_bytes = s->stream_dropped_bytes;
+        if (s->has_last) {
+                const struct decision *d = &s->last;
+                ret->reason = decision_reason_to_string(d->reason);
+                if (decision_format(d, ret->line, sizeof ret->line) < 0)
+                        ret->line[0] = 0;
+                ret->has_estimates = d->has_estimates;
+                memcpy(ret->cold_bytes, d->cold_bytes, sizeof ret->cold_bytes);
+                memcpy(ret->cooling_bytes, d->cooling_bytes, sizeof ret->cooling_bytes);
+                memcpy(ret->warm_bytes, d->warm_bytes, sizeof ret->warm_bytes);
+                ret->has_psi_some = d->has_psi_some;
+                ret->psi_some = d->psi_some;
+        }
+        if (s->skipped)
+                ret->reason = "paused";
+        return 0;
+}
+
+static int append_lruvecs(struct control_state *s, const struct lrugen_lruvec *first, size_t n) {
+        if (s->n_lruvecs + n > s->cap_lruvecs) {
+                size_t cap = MAX(s->cap_lruvecs * 2, s->n_lruvecs + n);
+                struct lrugen_lruvec *v = realloc(s->lruvecs, cap * sizeof *v);
+                if (!v)
+                        return -ENOMEM;
+                s->lruvecs = v;
+                s->cap_lruvecs = cap;
+        }
+        memcpy(s->lruvecs + s->n_lruvecs, first, n * sizeof *first);
+        s->n_lruvecs += n;
+        return 0;
+}
+
+/* Collects the lruvecs of cg's memcg and of the unmanaged descendants its work covers. On 7.x
+ * the lru_gen id is the cgroup id; on 6.x (private 16-bit ids) we fall back to the path. */
+static int collect_lruvecs(const struct lrugen *l, struct cgroup *cg, struct control_state *s) {
+        const struct lrugen_lruvec *first;
+        size_t n;
+        int r;
+
+        s->n_lruvecs = 0;
+        if (!l)
+                return 0;
+        n = lrugen_find_memcg(l, cg->id, &first);
+        if (n == 0 && (first = lrugen_find_path(l, cg->path)))
+                n = lrugen_find_memcg(l, first->memcg_id, &first);
+        if (n > 0 && (r = append_lruvecs(s, first, n)) < 0)
+                return r;
+        for (size_t i = 0; i < cg->n_covered; i++) {
+                n = lrugen_find_memcg(l, cg->covered_ids[i], &first);
+                if (n > 0 && (r = append_lruvecs(s, first, n)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static void fill_sample(const struct cgroup_reading *rd, const struct lrugen_lruvec *lruvecs,
+                        size_t n_lruvecs, bool has_lrugen, struct cgroup_sample *ret) {
+        *ret = (struct cgroup_sample) {
+                .now_usec = rd->now_usec,
+                .psi = rd->psi,
+                .has_psi = rd->has_psi,
+                .stat = rd->stat,
+                .limits = rd->limits,
+                .lruvecs = lruvecs,
+                .n_lruvecs = n_lruvecs,
+                .has_lrugen = has_lrugen,
+        };
+}
+
+/* Runs policy_decide() for one cgroup reading (prev may be NULL) on the cycle's host
+ * readings; advise says that the decision is only reported. Returns 0 or -errno. */
+static int decide(const struct cycle_input *in, const struct policy *p, bool advise,
+                  const struct policy_state *state, const struct cgroup_reading *prev,
+                  const struct cgroup_reading *cur, const struct lrugen_lruvec *lruvecs,
+                  size_t n_lruvecs, struct policy_state *ret_state, struct decision *ret) {
+        struct kernel_caps caps = *in->caps;
+        /* Advice shows what lru_gen would do even where we did not open it. */
+        caps.lrugen_write = caps.lrugen_write || (advise && in->lrugen_readable);
+
+        struct cgroup_sample sp, sc;
+        fill_sample(cur, lruvecs, n_lruvecs, in->lrugen && n_lruvecs > 0, &sc);
+        if (prev)
+                fill_sample(prev, NULL, 0, false, &sp);
+        return policy_decide(p, &caps, state, prev ? &sp : NULL, &sc, in->host_prev, in->host_cur,
+                             in->host_limits, ret_state, ret);
+}
+
+/* Reports a decision that is only reported (advice, or an active decision without writes). */
+static void report_advice(const struct report_sink *report, const struct cgroup *cg,
+                          const struct decision *d) {
+        bool would_act = d->n_reclaims > 0 ||
+                         (d->reason == DECISION_EVICT_COLD || d->reason == DECISION_EVICT_STREAM);
+        if (report && report->advice)
+                report->advice(report->userdata, cg->path, cg->section ? cg->section->glob : "-",
+                               d, would_act);
+}
+
+/* Counts and logs a finished drop job of cg (stream protection). */
+static void drop_done(struct cgroup *cg, struct control_state *s, const struct actuator_job *j) {
+        uint64_t small_bytes = 0;
+        unsigned small_files = 0;
+        const char *small_last = NULL;
+        const char *verb = j->dry_run ? "would drop" : "dropped";
+        char b1[32], b2[32], b3[32];
+
+        for (size_t i = 0; i < j->n_drops; i++) {
+                const struct actuator_drop *d = &j->drops[i];
+                if (d->error < 0)
+                        continue;
+                s->stream_dropped_bytes += d->length;
+                if (d->whole_file)
+                        s->stream_files++;
+                if (d->small_file) {
+                        small_files++;
+                        small_bytes += d->length;
+                        small_last = d->path;
+                        log_debug("%s: %s %s of %s, small file read once.", cg->path, verb,
+                                  format_bytes(b1, sizeof b1, d->length), d->path);
+                        continue;
+                }
+                log_info("%s: %s %s of %s, read once (%s of %s read).", cg->path, verb,
+                         format_bytes(b1, sizeof b1, d->length), d->path,
+                         format_bytes(b2, sizeof b2, d->read_bytes),
+                         format_bytes(b3, sizeof b3, d->size_bytes));
+        }
+        if (small_files > 0)
+                log_info("%s: %s %s of %u small files read once (the last %s).", cg->path, verb,
+                         format_bytes(b1, sizeof b1, small_bytes), small_files, small_last);
+}
+
+/* Measures and reports what a finished job achieved, on the event loop's thread: proactive
+ * steals are ours (or another proactive agent's); anon/file deltas say which type they came
+ * from. */
+void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct report_sink *report) {
+        struct control_state *s = cg ? cg->userdata : NULL;
+        uint64_t got_anon = 0, got_file = 0;
+
+        if (cg && j->kind == ACTUATOR_JOB_DROP) {
+                if ((s = control_state_get(cg)))
+                        drop_done(cg, s, j);
+                actuator_job_free(j);
+                return;
+        }
+        if (!s || !s->in_flight || s->in_flight_token != j->token) {
+                /* The cgroup went away meanwhile, or stopped being managed and came back with
+                 * a fresh state (same id): this job is not the one its state waits for, and
+                 * s->before belongs to another job (or to none). */
+                actuator_job_free(j);
+                return;
+        }
+        s->in_flight = false;
+        if (j->vanished)
+                cg->vanished = true;
+        if (j->failed > 0) {
+                s->errors += j->failed;
+                policy_note_error(&s->policy, j->finished_usec);
+        }
+        if (j->advise_ageing || (j->asked_bytes == 0 && j->failed == 0)) {
+                /* Ageing only: nothing leaves memory, nothing to measure or to report above
+                 * debug (it happens about every T/2). */
+                log_debug("%s: aged %u lruvec%s (%s)", cg->path, j->decision.n_age,
+                          j->decision.n_age == 1 ? "" : "s",
+                          decision_reason_to_string(j->decision.reason));
+                if (!j->advise_ageing)
+                        report_advice(report, cg, &j->decision);
+                actuator_job_free(j);
+                return;
+        }
+        s->actions++;
+
+        struct cgroup_reading after;
+        if (!cg->vanished && cgroup_read(cg, j->finished_usec, &after) >= 0) {
+                const struct memstat *b = &s->before.stat, *a = &after.stat;
+                uint64_t a0 = 0, a1 = 0, f0 = 0, f1 = 0;
+                memstat_get(b, MEMSTAT_ANON, &a0);
+                memstat_get(a, MEMSTAT_ANON, &a1);
+                memstat_get(b, MEMSTAT_FILE, &f0);
+                memstat_get(a, MEMSTAT_FILE, &f1);
+                got_anon = a0 > a1 ? a0 - a1 : 0;
+                got_file = f0 > f1 ? f0 - f1 : 0;
+                uint64_t steal = memstat_delta(b, a, MEMSTAT_PGSTEAL_PROACTIVE);
+                if (steal == 0) {
+                        got_anon = got_file = 0; /* the workload freed it, not us */
+                } else if (steal * j->page_size < got_anon + got_file) {
+                        /* The workload freed memory meanwhile: count only what was stolen. */
+                        double k = (double) (steal * j->page_size) /
+                                   (double) (got_anon + got_file);
+                        got_anon = (uint64_t) (got_anon * k);
+                        got_file = (uint64_t) (got_file * k);
+                }
+                s->reclaimed_bytes[LRUGEN_ANON] += got_anon;
+                s->reclaimed_bytes[LRUGEN_FILE] += got_file;
+        }
+        const struct decision *d = &j->decision;
+        struct action_report ar = {
+                .cgroup = cg->path,
+                .action = d->n_reclaims > 0 ? "reclaim" : "evict",
+                .asked_bytes = j->asked_bytes,
+                .got_bytes = { [LRUGEN_ANON] = got_anon, [LRUGEN_FILE] = got_file },
+                .reason = decision_reason_to_string(d->reason),
+                .error = j->last_error,
+                .section = cg->section ? cg->section->glob : "-",
+                .decision = d,
+        };
+        if (report && report->action)
+                report->action(report->userdata, &ar);
+        actuator_job_free(j);
+}
+
+/* Hands the decision's writes to the actuation path (completion: control_job_done()). Returns
+ * 0, or -ENOMEM (-ESHUTDOWN while stopping is not an error: nothing more is written). */
+static int submit(const struct cycle_input *in, struct actuator *act, struct cgroup *cg,
+                  struct control_state *s, const struct cgroup_reading *cur,
+                  const struct decision *d, bool advise_ageing) {
+        if (!in->dry_run && !advise_ageing && log_get_max_level() >= LOG_DEBUG) {
+                char line[1024];
+                if (decision_format(d, line, sizeof line) >= 0)
+                        log_debug("%s: decision: %s", cg->path, line);
+        }
+        struct actuator_job *j = actuator_job_new(cg->id, cg->path, cg->files.dirfd, in->lrugen_write_fd,
+                                                  in->caps->page_size, in->dry_run, d);
+        if (!j)
+                return -ENOMEM;
+        static uint64_t next_token;
+        j->advise_ageing = advise_ageing;
+        j->submitted_usec = cur->now_usec;
+        j->token = ++next_token;
+        s->before = *cur;
+        s->in_flight = true;
+        s->in_flight_token = j->token;
+        if (!advise_ageing) {
+                s->prev = *cur;
+                s->has_prev = true;
+        }
+        int r = actuator_submit(act, j);
+        if (r == -ESHUTDOWN)
+                s->in_flight = false;
+        return r == -ESHUTDOWN ? 0 : r;
+}
+
+int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct actuator *act) {
+        uint64_t now_usec = in->now_usec;
+        struct control_state *s;
+        struct cgroup_reading cur;
+        int r;
+
+        s = control_state_get(cg);
+        if (!s)
+                return -ENOMEM;
+        if (!s->initialized) {
+                policy_state_init(&s->policy, &cg->policy, now_usec);
+                s->initialized = true;
+        }
+
+        r = cgroup_read(cg, now_usec, &cur);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0) {
+                log_warning_errno(r, "%s: cannot read memory files: %m", cg->path);
+                return r == -ENOMEM ? r : 0;
+        }
+        s->skipped = s->paused || in->paused_all;
+        if (s->skipped) {
+                /* Keep sampling, so rates are right again the cycle after Resume(). */
+                s->prev = cur;
+                s->has_prev = true;
+                return 0;
+        }
+        if (s->in_flight) {
+                /* The previous decision's writes are still running (the kernel can take
+                 * seconds per eviction): decide again once their effect can be measured. The
+                 * previous sample stays, so the next rates cover the whole interval. */
+                log_debug("%s: previous writes still running, skipping this cycle.", cg->path);
+                return 0;
+        }
+        r = collect_lruvecs(in->lrugen, cg, s);
+        if (r < 0)
+                return r;
+
+        struct policy p = cg->policy;
+        bool advise = in->dry_run || p.mode == POLICY_MODE_ADVISE;
+        if (in->dry_run && p.mode != POLICY_MODE_OFF)
+                p.mode = POLICY_MODE_ADVISE;
+
+        struct decision d;
+        r = decide(in, &p, advise, &s->policy, s->has_prev ? &s->prev : NULL, &cur, s->lruvecs,
+                   s->n_lruvecs, &s->policy, &d);
+        if (r < 0) {
+                log_warning_errno(r, "%s: policy rejected the sample: %m", cg->path);
+                s->prev = cur;
+                s->has_prev = true;
+                return 0;
+        }
+        s->last = d;
+        s->has_last = true;
+
+        if (advise && !in->dry_run && d.n_age > 0 && in->caps->lrugen_write) {
+                /* Mode=advise still ages: ageing moves no page out of memory, and without it
+                 * the generations say nothing about idle time, so the advice would be blind.
+                 * Only --dry-run/DryRun= promise that nothing at all is written. Where
+                 * lru_gen is read-only (lockdown) the advice shows ageing we cannot do: no
+                 * job, or every cycle would fail with EBADF and back off as an error. */
+                r = submit(in, act, cg, s, &cur, &d, true);
+                if (r < 0)
+                        return r;
+        }
+        if (advise || (d.n_cmds == 0 && d.n_reclaims == 0)) {
+                /* In active mode a decision without writes is reported too (the journal sink
+                 * logs it at debug), so --log-level=debug shows why nothing was reclaimed. */
+                report_advice(in->report, cg, &d);
+                s->prev = cur;
+                s->has_prev = true;
+                return 0;
+        }
+
+        r = submit(in, act, cg, s, &cur, &d, false); /* logs the decision at debug level */
+        if (r < 0)
+                return r;
+        s->prev = cur;
+        s->has_prev = true;
+        return 0;
+}
+
+/* Copies the overridden keys of s over *p; when that makes MinColdAge > MaxColdAge, the
+ * overridden bound wins and the other follows it. */
+static void apply_overrides(const struct control_state *s, struct policy *p) {
+        policy_copy_keys(p, &s->overrides, s->override_mask);
+        if (p->min_cold_age_usec <= p->max_cold_age_usec)
+                return;
+        if (s->override_mask & (1u << POLICY_KEY_MAX_COLD_AGE))
+                p->min_cold_age_usec = p->max_cold_age_usec;
+        else
+                p->max_cold_age_usec = p->min_cold_age_usec;
+}
+
+void control_cgroup_apply_overrides(struct cgroup *cg) {
+        const struct control_state *s = cg->userdata;
+        if (s && s->override_mask)
+                apply_overrides(s, &cg->policy);
+}
+
+int control_cgroup_set_override(struct cgroup *cg, const struct policy *base, enum policy_key k,
+                                const char *value, const char **ret_reason) {
+        struct control_state *s = control_state_get(cg);
+        if (!s)
+                return -ENOMEM;
+        if (k < 0 || k >= _POLICY_KEY_MAX) {
+                *ret_reason = "unknown policy key";
+                return -EINVAL;
+        }
+        struct policy overrides = s->overrides;
+        uint32_t mask = s->override_mask;
+        if (!value || !*value)
+                mask &= ~(1u << k);
+        else {
+                /* Parse over the effective value, so that only key k changes. */
+                struct policy v = cg->policy;
+                int r = config_parse_policy_key(&v, k, value, ret_reason);
+                if (r < 0)
+                        return r;
+                policy_copy_key(&overrides, &v, k);
+                mask |= 1u << k;
+        }
+        struct policy p = *base;
+        policy_copy_keys(&p, &overrides, mask);
+        if (p.min_cold_age_usec > p.max_cold_age_usec) {
+                *ret_reason = "MinColdAge= would be greater than MaxColdAge=";
+                return -EINVAL;
+        }
+        s->overrides = overrides;
+        s->override_mask = mask;
+        cg->policy = p;
+        return 0;
+}
+
+int control_cgroup_advise(struct cgroup *cg, const struct cycle_input *in, char *buf, size_t size) {
+        uint64_t now_usec = in->now_usec;
+        const struct control_state *s = cg->userdata;
+        struct control_state tmp = {};
+        struct policy_state state;
+        struct cgroup_reading cur;
+        struct decision d;
+        int r;
+
+        r = cgroup_read(cg, now_usec, &cur);
+        if (r < 0)
+                return r;
+        /* The lruvecs go to a scratch buffer: s->lruvecs may back a decision in flight. */
+        r = collect_lruvecs(in->lrugen, cg, &tmp);
+        if (r < 0)
+                goto out;
+        struct policy p = cg->policy;
+        p.mode = POLICY_MODE_ADVISE;
+        if (s && s->initialized)
+                state = s->policy;
+        else
+                policy_state_init(&state, &p, now_usec);
+        r = decide(in, &p, true, &state, s && s->has_prev ? &s->prev : NULL, &cur, tmp.lruvecs,
+                   tmp.n_lruvecs, &state, &d);
+        if (r >= 0 && decision_format(&d, buf, size) < 0)
+                r = -EINVAL;
+out:
+        free(tmp.lruvecs);
+        return r;
+}

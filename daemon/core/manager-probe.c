@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* manager-probe.c: what the kernel offers the manager: the lru_gen files, the host files
+ * (/proc/pressure/memory, /proc/meminfo, /proc/swaps) and the capabilities probed from them. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "manager-probe.h"
+#include "mglrud/shared/fileio.h"
+#include "mglrud/shared/log.h"
+#include "mglrud/shared/macro.h"
+#include "mglrud/kernel/memcg.h"
+#include "mglrud/kernel/swaps.h"
+#include "mglrud/core/actuate.h"
+
+/* Returns a new fd for root/rel, or a negative errno. */
+static int open_at_root(const char *root, const char *rel, int flags) {
+        _cleanup_free_ char *p = NULL;
+        if (asprintf(&p, "%s/%s", root, rel) < 0)
+                return -ENOMEM;
+        int fd = open(p, flags | O_CLOEXEC);
+        return fd < 0 ? negative_errno() : fd;
+}
+
+/* Refreshes caps.swap_compressed from /proc/swaps (swapon/swapoff can change it any time). A
+ * read or parse failure leaves the last value. */
+void manager_read_swaps(struct manager *m) {
+        struct swaps_summary s;
+        int r;
+
+        if (m->swaps_fd < 0)
+                return;
+        r = swaps_read(m->swaps_fd, &s);
+        if (r < 0) {
+                log_debug_errno(r, "%s/swaps: %m", m->proc_root);
+                return;
+        }
+        m->caps.kernel.swap_compressed = swaps_all_compressed(&s);
+}
+
+/* Opens lru_gen for reading (lru_gen_full if possible, for tier counters) and writing. Under
+ * Secure Boot lockdown only the read-only lru_gen_full opens: we fall back to memory.reclaim. */
+void manager_open_lrugen(struct manager *m) {
+        closep_reset(&m->lrugen_read_fd);
+        closep_reset(&m->lrugen_write_fd);
+        m->caps.lrugen_read = m->caps.kernel.lrugen_write = m->caps.lrugen_full = false;
+
+        int fd = open_at_root(m->debugfs_root, "lru_gen_full", O_RDONLY);
+        if (fd >= 0) {
+                m->lrugen_read_fd = fd;
+                m->caps.lrugen_read = m->caps.lrugen_full = true;
+        } else {
+                fd = open_at_root(m->debugfs_root, "lru_gen", O_RDONLY);
+                if (fd >= 0) {
+                        m->lrugen_read_fd = fd;
+                        m->caps.lrugen_read = true;
+                }
+        }
+        if (!m->dry_run) {
+                fd = open_at_root(m->debugfs_root, "lru_gen", O_WRONLY);
+                if (fd >= 0) {
+                        m->lrugen_write_fd = fd;
+                        m->caps.kernel.lrugen_write = true;
+                } else if (fd == -EPERM) {
+                        log_notice("%s/lru_gen cannot be opened for writing (kernel lockdown?): "
+                                   "falling back to memory.reclaim.", m->debugfs_root);
+                } else {
+                        log_notice_errno(fd, "%s/lru_gen is not available (%m): falling back to "
+                                             "memory.reclaim.", m->debugfs_root);
+                }
+        }
+        if (!m->caps.lrugen_read)
+                log_notice("No multi-gen LRU histogram under %s: cold-memory estimates are "
+                           "unavailable, using the PSI-driven memory.reclaim fallback.",
+                           m->debugfs_root);
+}
+
+void manager_read_lrugen(struct manager *m) {
+        m->lrugen_valid = false;
+        if (m->lrugen_read_fd < 0)
+                return;
+        int r = lrugen_read(m->lrugen_read_fd, &m->lrugen_buf, &m->lrugen);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot read %s/lru_gen%s (%zu bytes): %m", m->debugfs_root,
+                                  m->caps.lrugen_full ? "_full" : "", m->lrugen_buf.len);
+                return;
+        }
+        m->lrugen_valid = true;
+}
+
+/* Reads what the kernel supports. In dry-run nothing is written, so write probes are replaced
+ * by inference from the lru_gen id format (64-bit cgroup ids arrived after "max" support). */
+void manager_probe(struct manager *m) {
+        struct kernel_caps *k = &m->caps.kernel;
+        long page_size = sysconf(_SC_PAGESIZE);
+
+        /* lru_gen counts pages of this size, and memory.reclaim rounds to it: 4 KiB on x86,
+         * 4, 16 or 64 KiB on arm64. */
+        k->page_size = page_size > 0 ? (uint64_t) page_size : 4096;
+        if (m->meminfo_fd >= 0) {
+                struct meminfo mi;
+                if (meminfo_read(m->meminfo_fd, &mi) >= 0)
+                        k->has_swap = mi.swap_total > 0;
+        }
+        manager_read_swaps(m);
+
+        bool new_ids = false;
+        manager_read_lrugen(m);
+        if (m->lrugen_valid)
+                new_ids = m->lrugen.format == LRUGEN_FORMAT_V7 || m->lrugen.n_lruvecs == 0 ||
+                          m->lrugen.lruvecs[m->lrugen.n_lruvecs - 1].memcg_id > 65535;
+
+        if (m->dry_run) {
+                k->reclaim_swappiness = true;
+                k->swappiness_max = new_ids;
+                return;
+        }
+
+        _cleanup_close_ int fd = open(m->cgroup_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int r = fd >= 0 ? actuate_reclaim_probe(fd, 60, false) : negative_errno();
+        if (r == -ENOENT || r == -EACCES || r == -EPERM || r == -EROFS) {
+                /* No memory.reclaim we may write to: "max" is inferred as in dry-run. */
+                k->reclaim_swappiness = false;
+                k->swappiness_max = new_ids;
+                return;
+        }
+        k->reclaim_swappiness = r >= 0;
+        k->swappiness_max = k->reclaim_swappiness &&
+                            actuate_reclaim_probe(fd, SWAPPINESS_ANON_ONLY, false) >= 0;
+}
+
+int manager_open_host(struct manager *m) {
+        closep_reset(&m->host_psi_fd);
+        closep_reset(&m->meminfo_fd);
+        closep_reset(&m->swaps_fd);
+        /* Optional: without it, Swappiness=auto takes zram swap-ins for disk reads. */
+        m->swaps_fd = open_at_root(m->proc_root, "swaps", O_RDONLY);
+        if (m->swaps_fd < 0 && m->swaps_fd != -ENOENT)
+                log_notice_errno(m->swaps_fd, "%s/swaps: %m; zram is not told from disk swap.",
+                                 m->proc_root);
+        m->host_psi_fd = open_at_root(m->proc_root, "pressure/memory", O_RDONLY);
+        if (m->host_psi_fd < 0)
+                log_notice_errno(m->host_psi_fd, "%s/pressure/memory: %m; the host pressure guard "
+                                                 "only watches MemAvailable.", m->proc_root);
+        m->meminfo_fd = open_at_root(m->proc_root, "meminfo", O_RDONLY);
+        if (m->meminfo_fd < 0)
+                return log_error_errno(m->meminfo_fd, "%s/meminfo: %m", m->proc_root);
+        return 0;
+}

@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "mglrud/core/manager.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "manager-probe.h"
+#include "mglrud/core/control.h"
+#include "mglrud/core/stream-protection.h"
+#include "mglrud/kernel/cgroupfs.h"
+#include "mglrud/shared/log.h"
+#include "mglrud/shared/macro.h"
+#include "mglrud/shared/parse-util.h"
+#include "mglrud/shared/time.h"
+
+/* Rescan the tree at least this often, even when nothing told us it changed (inotify is the
+ * fast path; this catches what it cannot see, e.g. a watch limit reached). */
+#define RESCAN_INTERVAL_USEC (60 * USEC_PER_SEC)
+#define CGROUP_WATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR | \
+                           IN_DONT_FOLLOW)
+
+void manager_init(struct manager *m, const struct manager_overrides *o, const char *config_file,
+                  const char *dropin_dir) {
+        *m = (struct manager) {
+                .overrides = *o,
+                .lrugen_read_fd = -1,
+                .lrugen_write_fd = -1,
+                .host_psi_fd = -1,
+                .meminfo_fd = -1,
+                .swaps_fd = -1,
+                .inotify_fd = -1,
+                .rescan_needed = true,
+        };
+        config_init(&m->config);
+        m->config_file = strdup(config_file);
+        m->dropin_dir = strdup(dropin_dir);
+}
+
+static void manager_drop_cgroup(struct manager *m, size_t i) {
+        control_cgroup_free(m->cgroups[i]);
+        cgroup_free(m->cgroups[i]);
+        memmove(m->cgroups + i, m->cgroups + i + 1, (m->n_cgroups - i - 1) * sizeof *m->cgroups);
+        m->n_cgroups--;
+}
+
+void manager_done(struct manager *m) {
+        /* First stop the writer: its completions refer to cgroups by id. */
+        actuator_free(m->actuator);
+        m->actuator = NULL;
+        while (m->n_cgroups > 0)
+                manager_drop_cgroup(m, m->n_cgroups - 1);
+        free(m->cgroups);
+        streams_free(m->streams);
+        closep_reset(&m->lrugen_read_fd);
+        closep_reset(&m->lrugen_write_fd);
+        closep_reset(&m->host_psi_fd);
+        closep_reset(&m->meminfo_fd);
+        closep_reset(&m->swaps_fd);
+        closep_reset(&m->inotify_fd);
+        read_buf_free(&m->lrugen_buf);
+        lrugen_done(&m->lrugen);
+        config_done(&m->config);
+        free(m->config_file);
+        free(m->dropin_dir);
+        free(m->cgroup_root);
+        free(m->debugfs_root);
+        free(m->proc_root);
+        *m = (struct manager) { .lrugen_read_fd = -1, .lrugen_write_fd = -1, .host_psi_fd = -1,
+                                .meminfo_fd = -1, .swaps_fd = -1 };
+}
+
+static int set_string(char **dst, const char *src) {
+        char *n = strdup(src);
+        if (!n)
+                return -ENOMEM;
+        free(*dst);
+        *dst = n;
+        return 0;
+}
+
+/* Applies config and command line to the effective settings. Returns 0 or -errno. */
+static int manager_apply_settings(struct manager *m) {
+        const struct manager_overrides *o = &m->overrides;
+        const struct config *c = &m->config;
+        int r;
+
+        m->dry_run = o->dry_run || c->dry_run;
+        m->interval_usec = o->interval_usec ? o->interval_usec : c->interval_usec;
+        log_set_max_level(c->log_level);
+
+        if ((r = set_string(&m->debugfs_root, o->debugfs_root ? o->debugfs_root
+                                                               : c->debugfs_root)) < 0 ||
+            (r = set_string(&m->proc_root, o->proc_root ? o->proc_root : c->proc_root)) < 0)
+                return r;
+
+        const char *root = o->cgroup_root ? o->cgroup_root
+                           : (c->cgroup_root && *c->cgroup_root) ? c->cgroup_root : NULL;
+        if (root)
+                return set_string(&m->cgroup_root, root);
+
+        _cleanup_free_ char *found = NULL;
+        r = cgroupfs_find_memory_root(&found);
+        if (r < 0)
+                return log_error_errno(r, "No cgroup v2 hierarchy with the memory controller is "
+                                          "mounted; set CgroupRoot= or --cgroup-root.");
+        free(m->cgroup_root);
+        m->cgroup_root = TAKE_PTR(found);
+        return 0;
+}
+
+/* Loads the stream-protection BPF program once, if some section wants it. Without it the
+ * daemon works as before, and says why once. */
+static void manager_open_streams(struct manager *m) {
+        bool wanted = m->config.defaults.stream_protection != STREAM_PROTECTION_NO;
+        for (size_t i = 0; i < m->config.n_sections; i++)
+                wanted = wanted || m->config.sections[i].policy.stream_protection !=
+                                           STREAM_PROTECTION_NO;
+        if (!wanted || m->streams_tried)
+                return;
+        m->streams_tried = true;
+        int r = streams_open(m->proc_root, &m->streams);
+        if (r == -EOPNOTSUPP)
+                log_notice("Stream protection unavailable: built without BPF.");
+        else if (r < 0)
+                log_notice_errno(r, "Stream protection unavailable: cannot load the BPF program: %m");
+        else
+                log_info("Stream protection: tracking page-cache insertions with BPF.");
+}
+
+/* The actuation path's completions: the job's cgroup (by id: it may be gone) measures it. */
+static void manager_job_done(struct actuator_job *j, void *userdata) {
+        struct manager *m = userdata;
+        control_job_done(manager_find(m, j->cgroup_id), j, &m->report);
+}
+
+int manager_start(struct manager *m, sd_event *e) {
+        int r = config_load(m->config_file, m->dropin_dir, &m->config);
+        if (r < 0)
+                return r;
+        r = manager_apply_settings(m);
+        if (r < 0)
+                return r;
+        r = manager_open_host(m);
+        if (r < 0)
+                return r;
+        manager_open_lrugen(m);
+        manager_probe(m);
+        r = actuator_new(e, manager_job_done, m, &m->actuator);
+        if (r < 0)
+                return log_error_errno(r, "Cannot start the writer thread: %m");
+        /* Cgroups come and go with containers: inotify on every cgroup directory tells us at
+         * the next cycle instead of the next periodic rescan. */
+        m->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (m->inotify_fd < 0)
+                log_notice_errno(errno, "inotify unavailable (%m): new cgroups are found by the "
+                                        "periodic rescan only.");
+        char ivl[32];
+        format_duration(ivl, sizeof ivl, m->interval_usec);
+        log_info("mglrud %s: cgroup root %s, %s, lru_gen %s%s, swap %s, interval %s.",
+                 MGLRUD_VERSION, m->cgroup_root, m->dry_run ? "dry-run (advise only)" : "active",
+                 m->caps.lrugen_read ? (m->caps.lrugen_full ? "full" : "read") : "absent",
+                 m->caps.kernel.lrugen_write ? "+write" : "",
+                 !m->caps.kernel.has_swap ? "off" : m->caps.kernel.swap_compressed ? "on (zram)" : "on",
+                 ivl);
+        manager_open_streams(m);
+        m->rescan_needed = true;
+        return 0;
+}
+
+static int manager_rescan(struct manager *m, uint64_t now_usec);
+
+int manager_reload(struct manager *m) {
+        struct config c;
+        config_init(&c);
+        int r = config_load(m->config_file, m->dropin_dir, &c);
+        if (r < 0) {
+                config_done(&c);
+                return log_error_errno(r, "Reload failed, keeping the previous configuration.");
+        }
+        config_move(&m->config, &c);
+        /* The cgroups' sections pointed into the old configuration: none until the rescan
+         * below (or the next cycle's, if it fails) finds the new ones. */
+        for (size_t i = 0; i < m->n_cgroups; i++)
+                m->cgroups[i]->section = NULL;
+        bool was_dry_run = m->dry_run;
+        r = manager_apply_settings(m);
+        /* DryRun= turned on: the writes decided before it must not happen either. */
+        actuator_set_dry_run(m->actuator, m->dry_run);
+        if (r < 0)
+                return r;
+        manager_open_lrugen(m);
+        /* In dry-run the capabilities were inferred, not probed: probe them now that we
+         * write (and infer again, without writing, when dry-run starts). */
+        if (was_dry_run != m->dry_run)
+                manager_probe(m);
+        manager_open_streams(m);
+        m->rescan_needed = true;
+        /* Rescan now, so that bus calls before the next cycle see the new policies (and the
+         * runtime overrides re-applied over them). */
+        r = manager_rescan(m, now_monotonic_usec());
+        if (r == -ENOMEM)
+                return r;
+        log_info("Configuration reloaded.");
+        return 0;
+}
+
+/* ---- discovery ---- */
+
+struct walk_entry {
+        char *path;
+        uint64_t id;
+        const struct policy_section *section;
+        struct policy policy;
+        bool managed;
+};
+
+struct walk_ctx {
+        struct manager *m;
+        struct walk_entry *e;
+        size_t n, cap;
+};
+
+/* Watches one cgroup directory for children appearing or going (a repeated add is a no-op).
+ * Running out of watches is not fatal: the periodic rescan still finds everything. */
+static void watch_cgroup_dir(struct manager *m, const char *rel_path) {
+        char full[PATH_MAX];
+        if (m->inotify_fd < 0)
+                return;
+        snprintf(full, sizeof full, "%s%s", m->cgroup_root, strcmp(rel_path, "/") == 0 ? "" : rel_path);
+        if (inotify_add_watch(m->inotify_fd, full, CGROUP_WATCH_MASK) < 0 && errno == ENOSPC &&
+            !m->inotify_full) {
+                m->inotify_full = true;
+                log_notice("inotify watch limit reached (fs.inotify.max_user_watches): some new "
+                           "cgroups are noticed by the periodic rescan only.");
+        }
+}
+
+/* Returns true when inotify reported a directory created, removed or renamed under a watched
+ * cgroup since the last call (or lost events), draining the queue. */
+static bool cgroup_tree_changed(struct manager *m) {
+        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+        bool changed = false;
+        ssize_t n;
+
+        if (m->inotify_fd < 0)
+                return false;
+        while ((n = read(m->inotify_fd, buf, sizeof buf)) > 0)
+                for (char *p = buf; p < buf + n;) {
+                        const struct inotify_event *ev = (const struct inotify_event *) p;
+                        if (ev->mask & (IN_ISDIR | IN_Q_OVERFLOW))
+                                changed = true;
+                        p += sizeof *ev + ev->len;
+                }
+        return changed;
+}
+
+static int walk_collect(const char *rel_path, uint64_t id, void *userdata) {
+        struct walk_ctx *w = userdata;
+        if (w->n == w->cap) {
+                size_t cap = w->cap ? w->cap * 2 : 64;
+                struct walk_entry *n = realloc(w->e, cap * sizeof *n);
+                if (!n)
+                        return -ENOMEM;
+                w->e = n;
+                w->cap = cap;
+        }
+        struct walk_entry *e = &w->e[w->n];
+        *e = (struct walk_entry) { .id = id };
+        e->path = strdup(rel_path);
+        if (!e->path)
+                return -ENOMEM;
+        e->section = config_policy_for(&w->m->config, rel_path, &e->policy);
+        watch_cgroup_dir(w->m, rel_path);
+        e->managed = e->section && e->policy.mode != POLICY_MODE_OFF;
+        w->n++;
+        return 0;
+}
+
+static bool path_is_below(const char *path, const char *ancestor) {
+        if (strcmp(ancestor, "/") == 0)
+                return strcmp(path, "/") != 0;
+        size_t l = strlen(ancestor);
+        return strncmp(path, ancestor, l) == 0 && path[l] == '/';
+}
+
+struct cgroup *manager_find(const struct manager *m, uint64_t id) {
+        for (size_t i = 0; i < m->n_cgroups; i++)
+                if (m->cgroups[i]->id == id)
+                        return m->cgroups[i];
+        return NULL;
+}
+
+struct cgroup *manager_find_path(const struct manager *m, const char *path) {
+        for (size_t i = 0; i < m->n_cgroups; i++)
+                if (strcmp(m->cgroups[i]->path, path) == 0)
+                        return m->cgroups[i];
+        return NULL;
+}
+
+/* Adds id to the cgroup whose subtree covers it: the nearest managed ancestor. */
+static int cover_descendant(struct manager *m, const struct walk_entry *e) {
+        struct cgroup *best = NULL;
+        for (size_t i = 0; i < m->n_cgroups; i++) {
+                struct cgroup *cg = m->cgroups[i];
+                if (path_is_below(e->path, cg->path) &&
+                    (!best || strlen(cg->path) > strlen(best->path)))
+                        best = cg;
+        }
+        if (!best)
+                return 0;
+        uint64_t *n = realloc(best->covered_ids, (best->n_covered + 1) * sizeof *n);
+        if (!n)
+                return -ENOMEM;
+        best->covered_ids = n;
+        best->covered_ids[best->n_covered++] = e->id;
+        return 0;
+}
+
+static int cmp_cgroup_id(const void *a, const void *b) {
+        const struct cgroup *x = *(struct cgroup *const *) a, *y = *(struct cgroup *const *) b;
+        return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Walks the tree: new matching cgroups are opened, gone or no longer matching ones dropped,
+ * kept ones get the current policy. Controller state survives across rescans by cgroup id. */
+static int manager_rescan(struct manager *m, uint64_t now_usec) {
+        struct walk_ctx w = { .m = m };
+        int r = cgroupfs_walk(m->cgroup_root, walk_collect, &w);
+        if (r < 0) {
+                log_error_errno(r, "Cannot walk cgroup tree %s: %m", m->cgroup_root);
+                goto out;
+        }
+
+        for (size_t i = 0; i < m->n_cgroups; i++)
+                m->cgroups[i]->seen = false;
+
+        for (size_t i = 0; i < w.n; i++) {
+                struct walk_entry *e = &w.e[i];
+                if (!e->managed)
+                        continue;
+                struct cgroup *cg = manager_find(m, e->id);
+                if (!cg) {
+                        r = cgroup_new(m->cgroup_root, e->path, e->id, &cg);
+                        if (r == -ENOENT || r == -EOPNOTSUPP) {
+                                log_debug("Skipping %s: %s", e->path,
+                                          r == -ENOENT ? "vanished" : "no memory controller");
+                                continue;
+                        }
+                        if (r < 0) {
+                                log_warning_errno(r, "Cannot open cgroup %s: %m", e->path);
+                                continue;
+                        }
+                        struct cgroup **n = realloc(m->cgroups, (m->n_cgroups + 1) * sizeof *n);
+                        if (!n) {
+                                cgroup_free(cg);
+                                r = -ENOMEM;
+                                goto out;
+                        }
+                        m->cgroups = n;
+                        m->cgroups[m->n_cgroups++] = cg;
+                        log_info("Managing %s (id %llu) with [%s], mode %s.", e->path,
+                                 (unsigned long long) e->id, e->section->glob,
+                                 policy_mode_to_string(e->policy.mode));
+                } else if (strcmp(cg->path, e->path) != 0) {
+                        free(cg->path); /* renamed: ids are stable, paths are not */
+                        cg->path = strdup(e->path);
+                        if (!cg->path) {
+                                r = -ENOMEM;
+                                goto out;
+                        }
+                }
+                cg->section = e->section;
+                cg->policy = e->policy;
+                control_cgroup_apply_overrides(cg);
+                cg->seen = true;
+                /* Still in the tree under the same id: a write's ENOENT (e.g. no
+                 * memory.reclaim) did not mean it was gone. A real removal shows again. */
+                cg->vanished = false;
+                cg->n_covered = 0;
+        }
+
+        for (size_t i = m->n_cgroups; i > 0; i--)
+                if (!m->cgroups[i - 1]->seen) {
+                        log_info("No longer managing %s.", m->cgroups[i - 1]->path);
+                        manager_drop_cgroup(m, i - 1);
+                }
+        qsort(m->cgroups, m->n_cgroups, sizeof *m->cgroups, cmp_cgroup_id);
+
+        for (size_t i = 0; i < w.n; i++)
+                if (!w.e[i].managed && (r = cover_descendant(m, &w.e[i])) < 0)
+                        goto out;
+
+        if (m->n_cgroups == 0 && m->config.n_sections == 0)
+                log_notice("No cgroup sections in the configuration: nothing to manage. Add a "
+                           "section such as [/system.slice/*] (see mglrud.conf(5)).");
+        m->rescan_needed = false;
+        m->last_rescan_usec = now_usec;
+        r = 0;
+out:
+        for (size_t i = 0; i < w.n; i++)
+                free(w.e[i].path);
+        free(w.e);
+        return r;
+}
+
+/* ---- sampling ---- */
+
+/* Fills *ret with this cycle's input for the pieces below the manager (limits is its storage). */
+static void manager_cycle_input(const struct manager *m, uint64_t now_usec,
+                                struct host_limits *limits, struct cycle_input *ret) {
+        *limits = (struct host_limits) { .full_limit = m->config.host_full_limit,
+                                         .min_available = m->config.host_min_available };
+        *ret = (struct cycle_input) {
+                .now_usec = now_usec,
+                .host_prev = m->has_host_prev ? &m->host_prev : NULL,
+                .host_cur = &m->host_cur,
+                .host_limits = limits,
+                .lrugen = m->lrugen_valid ? &m->lrugen : NULL,
+                .caps = &m->caps.kernel,
+                .lrugen_readable = m->caps.lrugen_read,
+                .lrugen_write_fd = m->lrugen_write_fd,
+                .dry_run = m->dry_run,
+                .paused_all = m->paused_all,
+                .report = &m->report,
+        };
+}
+
+static void manager_read_host(struct manager *m, uint64_t now_usec) {
+        struct host_sample h = { .now_usec = now_usec };
+        if (m->host_psi_fd >= 0 && psi_read(m->host_psi_fd, &h.psi) >= 0)
+                h.has_psi = true;
+        if (m->meminfo_fd >= 0 && meminfo_read(m->meminfo_fd, &h.meminfo) >= 0)
+                m->caps.kernel.has_swap = h.meminfo.swap_total > 0;
+        m->host_prev = m->host_cur;
+        m->has_host_prev = m->cycles > 0;
+        m->host_cur = h;
+}
+
+
+int manager_cycle(struct manager *m, uint64_t now_usec) {
+        int r;
+
+        if (cgroup_tree_changed(m))
+                m->rescan_needed = true;
+        if (m->rescan_needed || now_usec - m->last_rescan_usec >= RESCAN_INTERVAL_USEC) {
+                r = manager_rescan(m, now_usec);
+                if (r == -ENOMEM)
+                        return r;
+                /* swapon/swapoff are rare: checked with the tree, not every cycle. */
+                manager_read_swaps(m);
+        }
+
+        manager_read_host(m, now_usec);
+        manager_read_lrugen(m);
+
+        struct host_limits limits;
+        struct cycle_input in;
+        manager_cycle_input(m, now_usec, &limits, &in);
+        for (size_t i = 0; i < m->n_cgroups; i++) {
+                struct cgroup *cg = m->cgroups[i];
+                r = control_cgroup_cycle(cg, &in, m->actuator);
+                if (r == -ENOMEM)
+                        return r;
+                if (cg->vanished) {
+                        log_debug("Cgroup %s vanished.", cg->path);
+                        m->rescan_needed = true;
+                }
+        }
+        r = streams_cycle(m->streams, &in, m->cgroups, m->n_cgroups, m->actuator);
+        if (r == -ENOMEM)
+                return r;
+        m->cycles++;
+        uint64_t end = now_monotonic_usec();
+        m->last_cycle_usec = end > now_usec ? end - now_usec : 0;
+        return 0;
+}
+
+const char *manager_status(const struct manager *m, char *buf, size_t size) {
+        uint64_t reclaimed = 0;
+        for (size_t i = 0; i < m->n_cgroups; i++)
+                reclaimed += control_cgroup_reclaimed_bytes(m->cgroups[i]);
+        char b[32];
+        snprintf(buf, size, "%s %zu cgroup%s, %s reclaimed, cycle %llu",
+                 m->dry_run ? "Advising on" : "Managing", m->n_cgroups,
+                 m->n_cgroups == 1 ? "" : "s", format_bytes(b, sizeof b, reclaimed),
+                 (unsigned long long) m->cycles);
+        return buf;
+}
+
+int manager_advise(struct manager *m, struct cgroup *cg, uint64_t now_usec, char *buf,
+                   size_t size) {
+        struct host_limits limits;
+        struct cycle_input in;
+        manager_cycle_input(m, now_usec, &limits, &in);
+        return control_cgroup_advise(cg, &in, buf, size);
+}
+
+int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,
+                      struct control_snapshot **ret_snaps, size_t *ret_n) {
+        struct control_snapshot *s = calloc(MAX(m->n_cgroups, (size_t) 1), sizeof *s);
+        if (!s)
+                return -ENOMEM;
+        for (size_t i = 0; i < m->n_cgroups; i++)
+                (void) control_cgroup_snapshot(m->cgroups[i], &s[i]);
+        *ret_stats = (struct daemon_stats) {
+                .cycles = m->cycles,
+                .n_cgroups = m->n_cgroups,
+                .cycle_usec = m->last_cycle_usec,
+                .interval_usec = m->interval_usec,
+                .dry_run = m->dry_run,
+                .paused_all = m->paused_all,
+                .actuation = m->actuator ? actuator_get_stats(m->actuator)
+                                         : (struct actuator_stats) {},
+        };
+        *ret_snaps = s;
+        *ret_n = m->n_cgroups;
+        return 0;
+}

@@ -1,0 +1,491 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* streams.c: one-shot stream protection: the BPF counters (bpf/page-cache-inserts.bpf.c), the per-file
+ * state across cycles, and the drop jobs (files opened by handle here, the ranges dropped by
+ * the actuation path behind the reader). */
+#include "mglrud/core/stream-protection.h"
+
+#include <errno.h>
+
+#include "config.h"
+#include "mglrud/shared/log.h"
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/types.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#if HAVE_BPF
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf/page-cache-inserts.skel.h"
+#else
+struct page_cache_inserts_bpf;
+#endif
+#include "bpf/page-cache-inserts.h"
+#include "mglrud/core/control.h"
+#include "mglrud/core/cgroup.h"
+#include "mglrud/kernel/memcg.h"
+#include "mglrud/policy/stream-classify.h"
+#include "mglrud/shared/macro.h"
+#include "mglrud/shared/parse-util.h"
+
+#ifndef XFS_SUPER_MAGIC
+#define XFS_SUPER_MAGIC 0x58465342
+#endif
+#define FILEID_INO32_GEN 1
+
+/* Per-cycle bounds over all cgroups: files acted on, and bytes asked to drop. */
+#define STREAMS_MAX_FILES_PER_CYCLE 512
+#define STREAMS_MAX_BYTES_PER_CYCLE (UINT64_C(1) << 30)
+/* Verdicts of files with at least this much inserted are logged when they change. */
+#define STREAMS_LOG_MIN_BYTES (UINT64_C(16) << 20)
+
+struct file_entry {
+        struct streams_key key;
+        struct streams_val val;
+        uint64_t prev_pages;            /* val.pages at the previous cycle */
+        uint64_t dropped_to;            /* pages [0, dropped_to) were dropped (or advised) */
+        enum stream_verdict verdict;    /* the last logged verdict */
+};
+
+/* Mount fds are held for one cycle only: an fd kept open would make umount fail (EBUSY). */
+struct mount_entry {
+        dev_t dev;
+        int fd;                         /* -1: refused or not found; MOUNT_UNKNOWN: not opened */
+        bool logged;                    /* the refusal was logged */
+};
+#define MOUNT_UNKNOWN (-2)
+
+struct streams {
+        struct page_cache_inserts_bpf *skel;       /* NULL: fed by streams_feed() only (tests) */
+        streams_open_file_fn open_file; /* by handle; tests open their own files */
+        void *open_userdata;
+        char *proc_root;
+        struct file_entry *files, *next; /* sorted by key; next is the drain buffer */
+        size_t n_files, cap;
+        struct mount_entry *mounts;
+        size_t n_mounts;
+};
+
+static int key_cmp(const void *a, const void *b) {
+        const struct streams_key *x = a, *y = b;
+        if (x->cgroup_id != y->cgroup_id)
+                return x->cgroup_id < y->cgroup_id ? -1 : 1;
+        if (x->dev != y->dev)
+                return x->dev < y->dev ? -1 : 1;
+        if (x->ino != y->ino)
+                return x->ino < y->ino ? -1 : 1;
+        return 0;
+}
+
+static int open_by_handle(const struct streams_key *key, uint32_t generation, char *path,
+                          size_t size, void *userdata);
+
+int streams_new(const char *proc_root, struct streams **ret) {
+        _cleanup_free_ struct streams *s = calloc(1, sizeof *s);
+
+        if (!s)
+                return -ENOMEM;
+        s->proc_root = strdup(proc_root);
+        if (!s->proc_root)
+                return -ENOMEM;
+        s->open_file = open_by_handle;
+        s->open_userdata = s;
+        s->cap = STREAMS_MAP_ENTRIES;
+        s->files = calloc(s->cap, sizeof *s->files);
+        s->next = calloc(s->cap, sizeof *s->next);
+        if (!s->files || !s->next) {
+                free(s->files);
+                free(s->next);
+                free(s->proc_root);
+                return -ENOMEM;
+        }
+        s->open_userdata = s;
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+void streams_set_file_opener(struct streams *s, streams_open_file_fn fn, void *userdata) {
+        s->open_file = fn;
+        s->open_userdata = userdata;
+}
+
+int streams_open(const char *proc_root, struct streams **ret) {
+#if HAVE_BPF
+        struct streams *s;
+        int r = streams_new(proc_root, &s);
+        if (r < 0)
+                return r;
+        s->skel = page_cache_inserts_bpf__open_and_load();
+        if (!s->skel) {
+                r = negative_errno();
+                streams_free(s);
+                return r;
+        }
+        r = page_cache_inserts_bpf__attach(s->skel);
+        if (r < 0) {
+                streams_free(s);
+                return r;
+        }
+        *ret = s;
+        return 0;
+#else
+        return -EOPNOTSUPP;
+#endif
+}
+
+static void mounts_close(struct streams *s);
+
+void streams_free(struct streams *s) {
+        if (!s)
+                return;
+#if HAVE_BPF
+        page_cache_inserts_bpf__destroy(s->skel);
+#endif
+        mounts_close(s);
+        free(s->mounts);
+        free(s->files);
+        free(s->next);
+        free(s->proc_root);
+        free(s);
+}
+
+/* Makes s->next[0..n) (fresh counters) the table, sorted, carrying over the state of files
+ * seen before; files no longer there are forgotten. */
+static void table_swap_in(struct streams *s, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                struct file_entry *e = &s->next[i];
+                const struct file_entry *old = bsearch(&e->key, s->files, s->n_files,
+                                                       sizeof *s->files, key_cmp);
+                e->prev_pages = old ? old->val.pages : 0;
+                e->dropped_to = old ? old->dropped_to : 0;
+                e->verdict = old ? old->verdict : STREAM_UNSURE;
+        }
+        qsort(s->next, n, sizeof *s->next, key_cmp);
+        struct file_entry *t = s->files;
+        s->files = s->next;
+        s->next = t;
+        s->n_files = n;
+}
+
+int streams_feed(struct streams *s, const struct streams_key *keys, const struct streams_val *vals,
+                 size_t n) {
+        if (n > s->cap)
+                return -E2BIG;
+        for (size_t i = 0; i < n; i++)
+                s->next[i] = (struct file_entry) { .key = keys[i], .val = vals[i] };
+        qsort(s->next, n, sizeof *s->next, key_cmp);
+        table_swap_in(s, n);
+        return 0;
+}
+
+/* Reads the whole BPF map into the table. Entries the LRU map evicted are forgotten. Returns 0,
+ * or the errno of the map walk (without a map: 0, the table stays as fed). */
+static int streams_drain(struct streams *s) {
+#if HAVE_BPF
+        if (!s->skel)
+                return 0;
+        int map_fd = bpf_map__fd(s->skel->maps.streams);
+        struct streams_key key, *prev_key = NULL;
+        size_t n = 0;
+
+        while (n < s->cap && bpf_map_get_next_key(map_fd, prev_key, &key) == 0) {
+                struct file_entry *e = &s->next[n];
+                prev_key = &e->key;
+                *e = (struct file_entry) { .key = key };
+                if (bpf_map_lookup_elem(map_fd, &key, &e->val) < 0)
+                        continue; /* evicted meanwhile; the walk goes on from this key */
+                n++;
+        }
+        table_swap_in(s, n);
+#endif
+        return 0;
+}
+
+/* Decodes mountinfo's octal escapes (\040 for a space) in place. */
+static void unescape_octal(char *p) {
+        char *w = p;
+        for (; *p; p++) {
+                if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+                    p[3] >= '0' && p[3] <= '7') {
+                        *w++ = (char) ((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+                        p += 3;
+                } else
+                        *w++ = *p;
+        }
+        *w = 0;
+}
+
+/* Opens a mount of the filesystem on dev and checks that it is ext4 or xfs. Returns the fd, or a
+ * negative errno (-EOPNOTSUPP for other filesystems, -ENOENT when not mounted). */
+static int mount_open(const char *proc_root, dev_t dev, char *ret_what, size_t what_size) {
+        char path[512], line[4096];
+        snprintf(path, sizeof path, "%s/self/mountinfo", proc_root);
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        if (!f)
+                return negative_errno();
+        snprintf(ret_what, what_size, "%u:%u", major(dev), minor(dev));
+        while (fgets(line, sizeof line, f)) {
+                unsigned maj, min;
+                char root[1024], mnt[1024];
+                if (sscanf(line, "%*u %*u %u:%u %1023s %1023s", &maj, &min, root, mnt) != 4 ||
+                    makedev(maj, min) != dev)
+                        continue;
+                unescape_octal(mnt);
+                snprintf(ret_what, what_size, "%s", mnt);
+                _cleanup_close_ int fd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (fd < 0)
+                        continue;
+                struct statfs sfs;
+                if (fstatfs(fd, &sfs) < 0)
+                        return negative_errno();
+                if (sfs.f_type != EXT4_SUPER_MAGIC && sfs.f_type != XFS_SUPER_MAGIC)
+                        return -EOPNOTSUPP;
+                return TAKE_FD(fd);
+        }
+        return -ENOENT;
+}
+
+/* Returns a mount fd for dev (kept until mounts_close(); a refusal is logged once per device),
+ * or a negative errno. */
+static int mount_get(struct streams *s, uint32_t kdev) {
+        dev_t dev = makedev(kdev >> 20, kdev & 0xfffff); /* the kernel's dev_t: MAJOR << 20 | MINOR */
+        struct mount_entry *e = NULL;
+        for (size_t i = 0; i < s->n_mounts && !e; i++)
+                if (s->mounts[i].dev == dev)
+                        e = &s->mounts[i];
+        if (!e) {
+                struct mount_entry *m = realloc(s->mounts, (s->n_mounts + 1) * sizeof *m);
+                if (!m)
+                        return -ENOMEM;
+                s->mounts = m;
+                e = &m[s->n_mounts++];
+                *e = (struct mount_entry) { .dev = dev, .fd = MOUNT_UNKNOWN };
+        }
+        if (e->fd != MOUNT_UNKNOWN)
+                return e->fd >= 0 ? e->fd : -EOPNOTSUPP;
+        char what[1024];
+        int fd = mount_open(s->proc_root, dev, what, sizeof what);
+        if (fd < 0 && !e->logged) {
+                if (fd == -EOPNOTSUPP)
+                        log_notice("Stream protection: not dropping files on %s: only ext4 and xfs "
+                                   "are supported (file handles of inode and generation).", what);
+                else
+                        log_notice_errno(fd, "Stream protection: cannot open the mount of %s: %m",
+                                         what);
+                e->logged = true;
+        }
+        e->fd = fd >= 0 ? fd : -1;
+        return fd >= 0 ? fd : -EOPNOTSUPP;
+}
+
+/* Closes the mount fds of this cycle (a refused device is tried again, quietly, next cycle). */
+static void mounts_close(struct streams *s) {
+        for (size_t i = 0; i < s->n_mounts; i++) {
+                if (s->mounts[i].fd >= 0)
+                        close(s->mounts[i].fd);
+                s->mounts[i].fd = MOUNT_UNKNOWN;
+        }
+}
+
+/* Opens the file by handle (inode + generation; needs CAP_DAC_READ_SEARCH) and resolves its path
+ * into path. Returns the fd or a negative errno. */
+static int open_by_handle(const struct streams_key *key, uint32_t generation, char *path,
+                          size_t size, void *userdata) {
+        struct streams *s = userdata;
+        int mfd = mount_get(s, key->dev);
+        if (mfd < 0)
+                return mfd;
+        struct {
+                struct file_handle fh;
+                uint32_t ino_gen[2];
+        } h = { .fh = { .handle_bytes = sizeof(uint32_t) * 2, .handle_type = FILEID_INO32_GEN },
+                .ino_gen = { (uint32_t) key->ino, generation } };
+        if (key->ino > UINT32_MAX)
+                return -EOVERFLOW;
+        _cleanup_close_ int fd = open_by_handle_at(mfd, &h.fh, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0)
+                return negative_errno(); /* ESTALE: deleted, or the inode was reused */
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISREG(st.st_mode) || st.st_ino != key->ino)
+                return -ESTALE;
+        char link[64];
+        snprintf(link, sizeof link, "%s/self/fd/%d", s->proc_root, fd);
+        ssize_t n = readlink(link, path, size - 1);
+        if (n > 0)
+                path[n] = 0;
+        return TAKE_FD(fd);
+}
+
+/* Opens the file of e with the opener (path gets its name, or "dev:ino" when it has none).
+ * Returns the fd or a negative errno. */
+static int file_open(struct streams *s, const struct file_entry *e, char *path, size_t size) {
+        snprintf(path, size, "%u:%u inode %llu", e->key.dev >> 20, e->key.dev & 0xfffff,
+                 (unsigned long long) e->key.ino);
+        return s->open_file(&e->key, e->val.generation, path, size, s->open_userdata);
+}
+
+struct cycle_budget {
+        unsigned files;
+        uint64_t bytes;
+};
+
+static bool entry_in_cgroup(const struct file_entry *e, const struct cgroup *cg) {
+        if (e->key.cgroup_id == cg->id)
+                return true;
+        for (size_t i = 0; i < cg->n_covered; i++)
+                if (e->key.cgroup_id == cg->covered_ids[i])
+                        return true;
+        return false;
+}
+
+static struct stream_file entry_to_file(const struct file_entry *e, uint64_t page_size) {
+        return (struct stream_file) {
+                .pages = e->val.pages,
+                .seq_pages = e->val.seq_pages,
+                .back_pages = e->val.back_pages,
+                .next_index = e->val.next_index,
+                .max_index = e->val.max_index,
+                .size_pages = (e->val.i_size + page_size - 1) / page_size,
+                .new_pages = e->val.pages > e->prev_pages ? e->val.pages - e->prev_pages : 0,
+                .dropped_to = e->dropped_to,
+        };
+}
+
+/* Logs a verdict change of a large file (the classification log). */
+static void log_verdict(struct streams *s, const struct cgroup *cg, struct file_entry *e,
+                        const struct stream_file *f, enum stream_verdict v, uint64_t page_size) {
+        /* "idle" only means no progress this cycle: not a change of mind worth a line. */
+        if (v == e->verdict || v == STREAM_UNSURE || v == STREAM_NOT_ACTIVE ||
+            f->pages * page_size < STREAMS_LOG_MIN_BYTES)
+                return;
+        e->verdict = v;
+        char path[512], a[32], b[32], c[32];
+        _cleanup_close_ int fd = file_open(s, e, path, sizeof path);
+        log_info("%s: %s: %s (inserted %s, %s sequential, %s re-inserted, file %s).", cg->path,
+                 path, v == STREAM_ONE_SHOT || v == STREAM_SMALL_FILES ? "stream" : "not a stream",
+                 format_bytes(a, sizeof a, f->pages * page_size),
+                 format_bytes(b, sizeof b, f->seq_pages * page_size),
+                 format_bytes(c, sizeof c, f->back_pages * page_size),
+                 stream_verdict_to_string(v));
+}
+
+/* Adds one file's range to the cgroup's drop job (created on first use). Returns 0, -ENOMEM,
+ * or a negative errno when the file cannot be opened (logged at debug: it was deleted, or the
+ * inode reused). */
+static int add_drop(struct streams *s, const struct cgroup *cg, struct file_entry *e,
+                    const struct stream_action *a, bool advise, uint64_t page_size,
+                    struct actuator_job **job) {
+        char path[512];
+        int fd = file_open(s, e, path, sizeof path);
+
+        /* Once a range is handed on (or cannot be), it is never tried again. */
+        e->dropped_to = a->drop_end;
+        if (fd == -ENOMEM)
+                return fd;
+        if (fd < 0) {
+                log_debug_errno(fd, "%s: cannot open %s by handle: %m", cg->path, path);
+                return fd;
+        }
+        if (!*job && !(*job = actuator_drop_job_new(cg->id, cg->path, advise))) {
+                close(fd);
+                return -ENOMEM;
+        }
+        struct actuator_drop range = {
+                .offset = a->drop_start * page_size,
+                .length = (a->drop_end - a->drop_start) * page_size,
+                .whole_file = a->drop_start == 0,
+                .small_file = a->verdict == STREAM_SMALL_FILES,
+                .read_bytes = e->val.next_index * page_size,
+                .size_bytes = e->val.i_size,
+        };
+        return actuator_drop_job_add(*job, fd, path, &range);
+}
+
+/* Classifies the files of one cgroup and hands its drops to the actuation path as one job.
+ * Returns 0 or -ENOMEM. */
+static int streams_cgroup(struct streams *s, struct cgroup *cg, bool advise, uint64_t page_size,
+                          struct cycle_budget *budget, struct actuator *act) {
+        struct stream_cgroup scg = { .page_size = page_size, .limit_bytes = UINT64_MAX };
+        struct actuator_job *job = NULL;
+        int r = 0;
+
+        if (cg->files.fds[CGROUP_FILE_CURRENT] < 0 ||
+            memcg_value_read(cg->files.fds[CGROUP_FILE_CURRENT], &scg.current_bytes) < 0)
+                return 0;
+        if (cg->files.fds[CGROUP_FILE_MAX] >= 0 &&
+            memcg_value_read(cg->files.fds[CGROUP_FILE_MAX], &scg.limit_bytes) < 0)
+                scg.limit_bytes = UINT64_MAX;
+
+        for (size_t i = 0; i < s->n_files; i++)
+                if (entry_in_cgroup(&s->files[i], cg)) {
+                        struct stream_file f = entry_to_file(&s->files[i], page_size);
+                        scg.small_inflow_bytes += stream_small_inflow(&f, page_size);
+                }
+        for (size_t i = 0; i < s->n_files; i++) {
+                struct file_entry *e = &s->files[i];
+                struct stream_action a;
+                if (!entry_in_cgroup(e, cg))
+                        continue;
+                struct stream_file f = entry_to_file(e, page_size);
+                if (stream_classify(&f, &scg, &a) < 0)
+                        continue;
+                log_verdict(s, cg, e, &f, a.verdict, page_size);
+                if (a.drop_end <= a.drop_start)
+                        continue;
+                uint64_t bytes = (a.drop_end - a.drop_start) * page_size;
+                if (budget->files >= STREAMS_MAX_FILES_PER_CYCLE ||
+                    budget->bytes + bytes > STREAMS_MAX_BYTES_PER_CYCLE)
+                        break; /* the rest waits for the next cycle */
+                budget->files++;
+                budget->bytes += bytes;
+                r = add_drop(s, cg, e, &a, advise, page_size, &job);
+                if (r == -ENOMEM)
+                        break;
+                r = 0;
+        }
+        if (job) {
+                int q = actuator_submit(act, job);
+                if (q == -ENOMEM)
+                        r = q;
+        }
+        return r;
+}
+
+int streams_cycle(struct streams *s, const struct cycle_input *in, struct cgroup *const *cgroups,
+                  size_t n_cgroups, struct actuator *act) {
+        struct cycle_budget budget = {};
+        int r;
+
+        if (!s)
+                return 0;
+        r = streams_drain(s);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                log_warning_errno(r, "Stream protection: cannot read the BPF map: %m");
+                return 0;
+        }
+        for (size_t i = 0; i < n_cgroups && !in->paused_all; i++) {
+                struct cgroup *cg = cgroups[i];
+                const struct policy *p = &cg->policy;
+                if (p->mode == POLICY_MODE_OFF || p->stream_protection == STREAM_PROTECTION_NO ||
+                    cg->vanished || control_cgroup_paused(cg))
+                        continue; /* Pause() stops every action, this one too */
+                bool advise = in->dry_run || p->mode == POLICY_MODE_ADVISE ||
+                              p->stream_protection == STREAM_PROTECTION_ADVISE;
+                r = streams_cgroup(s, cg, advise, in->caps->page_size, &budget, act);
+                if (r < 0)
+                        break;
+        }
+        mounts_close(s);
+        return r < 0 ? r : 0;
+}

@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "mglrud/interfaces/bus.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-id128.h>
+
+#include "config.h"
+#include "mglrud/core/control.h"
+#include "mglrud/core/manager.h"
+#include "mglrud/interfaces/dump.h"
+#include "mglrud/interfaces/metrics.h"
+#include "mglrud/interfaces/report.h"
+#include "mglrud/shared/log.h"
+#include "mglrud/shared/macro.h"
+#include "mglrud/shared/time.h"
+
+struct bus_server {
+        struct manager *m;
+        bus_reload_t reload;
+        sd_event *event;
+        char *socket_path;
+        int listen_fd;
+        sd_event_source *listen_source;
+        sd_bus **conns;          /* accepted private connections */
+        size_t n_conns;
+        sd_bus *system_bus;
+        sd_id128_t id;
+};
+
+/* Returns 0 when the caller has effective uid 0, else an AccessDenied error (or -errno). */
+static int check_root(sd_bus_message *msg, sd_bus_error *error) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *c = NULL;
+        uid_t uid;
+        int r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_UID | SD_BUS_CREDS_EUID, &c);
+        if (r < 0)
+                return r;
+        /* Only an id the transport vouches for counts (SO_PEERCRED on the private socket, the
+         * bus daemon's UnixUserID on the system bus): one read later from /proc/PID
+         * ("augmented") is racy against PID reuse and must not grant anything. */
+        uint64_t augmented = sd_bus_creds_get_augmented_mask(c);
+        if (!(augmented & SD_BUS_CREDS_EUID) && sd_bus_creds_get_euid(c, &uid) >= 0)
+                r = 0;
+        else if (!(augmented & SD_BUS_CREDS_UID) && sd_bus_creds_get_uid(c, &uid) >= 0)
+                r = 0;
+        else
+                r = -EPERM;
+        if (r < 0 || uid != 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                         "%s requires root.", sd_bus_message_get_member(msg));
+        return 0;
+}
+
+/* Returns 0 and the managed cgroup at path, or a NoSuchCgroup error. */
+static int find_cgroup(struct bus_server *b, const char *path, sd_bus_error *error,
+                       struct cgroup **ret) {
+        *ret = manager_find_path(b->m, path);
+        if (!*ret)
+                return sd_bus_error_setf(error, BUS_ERROR_NO_SUCH_CGROUP,
+                                         "%s is not a managed cgroup.", path);
+        return 0;
+}
+
+static int method_list(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct bus_server *b = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        struct control_snapshot s;
+        int r = sd_bus_message_new_method_return(msg, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(stss)");
+        for (size_t i = 0; r >= 0 && i < b->m->n_cgroups; i++) {
+                (void) control_cgroup_snapshot(b->m->cgroups[i], &s);
+                r = sd_bus_message_append(reply, "(stss)", s.path, s.id, s.mode, s.reason);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+#define APPEND_T(key, v) sd_bus_message_append(reply, "{sv}", key, "t", (uint64_t) (v))
+
+static int append_snapshot(sd_bus_message *reply, const struct control_snapshot *s) {
+        int r;
+        if ((r = sd_bus_message_append(reply, "{sv}", "Path", "s", s->path)) < 0 ||
+            (r = APPEND_T("Id", s->id)) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "Section", "s", s->section)) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "Mode", "s", s->mode)) < 0 ||
+            (r = APPEND_T("ColdAgeUSec", s->cold_age_usec)) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "Reason", "s", s->reason)) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "Decision", "s", s->line)) < 0 ||
+            (r = APPEND_T("ReclaimedAnonBytes", s->reclaimed_bytes[LRUGEN_ANON])) < 0 ||
+            (r = APPEND_T("ReclaimedFileBytes", s->reclaimed_bytes[LRUGEN_FILE])) < 0 ||
+            (r = APPEND_T("Actions", s->actions)) < 0 ||
+            (r = APPEND_T("Errors", s->errors)) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "Paused", "b", (int) s->paused)) < 0)
+                return r;
+        char ov[sizeof s->overrides] = "";
+        for (size_t i = 0; i < s->n_overrides; i++)
+                snprintf(ov + strlen(ov), sizeof ov - strlen(ov), "%s%s", i ? " " : "",
+                         s->overrides[i]);
+        if ((r = sd_bus_message_append(reply, "{sv}", "RuntimeOverrides", "s", ov)) < 0)
+                return r;
+        if (s->has_estimates &&
+            ((r = APPEND_T("ColdAnonBytes", s->cold_bytes[LRUGEN_ANON])) < 0 ||
+             (r = APPEND_T("ColdFileBytes", s->cold_bytes[LRUGEN_FILE])) < 0 ||
+             (r = APPEND_T("CoolingAnonBytes", s->cooling_bytes[LRUGEN_ANON])) < 0 ||
+             (r = APPEND_T("CoolingFileBytes", s->cooling_bytes[LRUGEN_FILE])) < 0 ||
+             (r = APPEND_T("WarmAnonBytes", s->warm_bytes[LRUGEN_ANON])) < 0 ||
+             (r = APPEND_T("WarmFileBytes", s->warm_bytes[LRUGEN_FILE])) < 0))
+                return r;
+        if (s->has_psi_some)
+                return sd_bus_message_append(reply, "{sv}", "PressureSome", "d", s->psi_some);
+        return 0;
+}
+
+static int method_get(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct bus_server *b = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        struct control_snapshot s;
+        const char *path;
+        int r = sd_bus_message_read(msg, "s", &path);
+        if (r < 0)
+                return r;
+        struct cgroup *cg;
+        if ((r = find_cgroup(b, path, error, &cg)) < 0)
+                return r;
+        (void) control_cgroup_snapshot(cg, &s);
+        if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
+            (r = sd_bus_message_open_container(reply, 'a', "{sv}")) < 0 ||
+            (r = append_snapshot(reply, &s)) < 0 ||
+            (r = sd_bus_message_close_container(reply)) < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_status(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct bus_server *b = userdata;
+        const struct manager *m = b->m;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        char line[256];
+        int r;
+        if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
+            (r = sd_bus_message_open_container(reply, 'a', "{sv}")) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "Version", "s", MGLRUD_VERSION)) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "Status", "s",
+                                       manager_status(m, line, sizeof line))) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "CgroupRoot", "s", m->cgroup_root)) < 0 ||
+            (r = APPEND_T("Cycles", m->cycles)) < 0 ||
+            (r = APPEND_T("Cgroups", m->n_cgroups)) < 0 ||
+            (r = APPEND_T("IntervalUSec", m->interval_usec)) < 0 ||
+            (r = APPEND_T("LastCycleUSec", m->last_cycle_usec)) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "DryRun", "b", (int) m->dry_run)) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "PausedAll", "b", (int) m->paused_all)) < 0 ||
+            (r = sd_bus_message_close_container(reply)) < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+static int reply_text(sd_bus_message *msg, struct bus_server *b,
+                      snapshot_format_t fmt) {
+        _cleanup_free_ char *text = NULL;
+        int r = report_text(b->m, fmt, &text);
+        if (r < 0)
+                return r;
+        return sd_bus_reply_method_return(msg, "s", text);
+}
+
+static int method_dump(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return reply_text(msg, userdata, dump_format);
+}
+
+static int method_metrics(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return reply_text(msg, userdata, metrics_format);
+}
+
+static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct bus_server *b = userdata;
+        int r = check_root(msg, error);
+        if (r < 0)
+                return r;
+        r = b->reload(b->m);
+        if (r < 0)
+                return sd_bus_error_set_errnof(error, r, "Reload failed: %m");
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int set_paused(sd_bus_message *msg, struct bus_server *b, bool paused,
+                      sd_bus_error *error) {
+        const char *path;
+        int r = check_root(msg, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(msg, "s", &path);
+        if (r < 0)
+                return r;
+        if (!*path) {
+                b->m->paused_all = paused;
+                for (size_t i = 0; !paused && i < b->m->n_cgroups; i++)
+                        if ((r = control_cgroup_set_paused(b->m->cgroups[i], false)) < 0)
+                                return r;
+                log_info("%s all cgroups.", paused ? "Paused" : "Resumed");
+        } else {
+                struct cgroup *cg;
+                if ((r = find_cgroup(b, path, error, &cg)) < 0)
+                        return r;
+                r = control_cgroup_set_paused(cg, paused);
+                if (r < 0)
+                        return r;
+                log_info("%s %s.", paused ? "Paused" : "Resumed", path);
+        }
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_pause(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return set_paused(msg, userdata, true, error);
+}
+
+static int method_resume(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        return set_paused(msg, userdata, false, error);
+}
+
+static int method_advise(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct bus_server *b = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        uint64_t now = now_monotonic_usec();
+        char line[1024];
+        int r = sd_bus_message_new_method_return(msg, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', "(ss)");
+        for (size_t i = 0; r >= 0 && i < b->m->n_cgroups; i++) {
+                struct cgroup *cg = b->m->cgroups[i];
+                int q = manager_advise(b->m, cg, now, line, sizeof line);
+                if (q == -ENOMEM)
+                        return q;
+                if (q < 0)
+                        snprintf(line, sizeof line, "cannot advise: %s", strerror(-q));
+                r = sd_bus_message_append(reply, "(ss)", cg->path, line);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct bus_server *b = userdata;
+        const char *path, *key, *value, *reason = NULL;
+        struct policy base;
+        int r = check_root(msg, error);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(msg, "sss", &path, &key, &value);
+        if (r < 0)
+                return r;
+        struct cgroup *cg;
+        if ((r = find_cgroup(b, path, error, &cg)) < 0)
+                return r;
+        int k = policy_key_from_string(key);
+        if (k < 0)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "%s=%s: unknown policy key", key, value);
+        (void) config_policy_for(&b->m->config, cg->path, &base);
+        r = control_cgroup_set_override(cg, &base, k, value, &reason);
+        if (r == -EINVAL)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "%s=%s: %s", key,
+                                         value, reason ?: "invalid value");
+        if (r < 0)
+                return r;
+        if (*value)
+                log_info("%s: %s=%s (runtime override).", path, key, value);
+        else
+                log_info("%s: runtime override of %s removed.", path, key);
+        return sd_bus_reply_method_return(msg, NULL);
+}
+
+/* Every method is "unprivileged" for sd-bus: the changing ones check uid 0 themselves, the
+ * same way on the private socket and on the system bus. */
+static const sd_bus_vtable manager_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_METHOD("ListCgroups", "", "a(stss)", method_list, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("GetCgroup", "s", "a{sv}", method_get, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("GetStatus", "", "a{sv}", method_status, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Dump", "", "s", method_dump, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Metrics", "", "s", method_metrics, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Reload", "", "", method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Pause", "s", "", method_pause, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Resume", "s", "", method_resume, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Advise", "", "a(ss)", method_advise, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Set", "sss", "", method_set, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END
+};
+
+static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct bus_server *b = userdata;
+        sd_bus *bus = sd_bus_message_get_bus(msg);
+        for (size_t i = 0; i < b->n_conns; i++)
+                if (b->conns[i] == bus) {
+                        b->conns[i] = b->conns[--b->n_conns];
+                        /* sd_bus_process() holds a reference until it returns. */
+                        sd_bus_unref(bus);
+                        break;
+                }
+        return 0;
+}
+
+static int accept_connection(struct bus_server *b, int fd) {
+        _cleanup_(sd_bus_unrefp) sd_bus *bus = NULL;
+        int r;
+        if ((r = sd_bus_new(&bus)) < 0) {
+                close(fd);
+                return r;
+        }
+        if ((r = sd_bus_set_fd(bus, fd, fd)) < 0) {
+                close(fd);
+                return r;
+        }
+        sd_bus **n = realloc(b->conns, (b->n_conns + 1) * sizeof *n);
+        if (!n)
+                return -ENOMEM;
+        b->conns = n;
+        if ((r = sd_bus_set_server(bus, 1, b->id)) < 0 ||
+            (r = sd_bus_set_anonymous(bus, 1)) < 0 ||
+            (r = sd_bus_add_object_vtable(bus, NULL, BUS_OBJECT_PATH, BUS_INTERFACE,
+                                          manager_vtable, b)) < 0 ||
+            (r = sd_bus_add_match(bus, NULL,
+                                  "type='signal',path='/org/freedesktop/DBus/Local',"
+                                  "interface='org.freedesktop.DBus.Local',member='Disconnected'",
+                                  on_disconnected, b)) < 0 ||
+            (r = sd_bus_start(bus)) < 0 ||
+            (r = sd_bus_attach_event(bus, b->event, SD_EVENT_PRIORITY_NORMAL)) < 0)
+                return r;
+        b->conns[b->n_conns++] = TAKE_PTR(bus);
+        return 0;
+}
+
+static int on_listen(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        struct bus_server *b = userdata;
+        int nfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (nfd < 0) {
+                if (errno != EAGAIN && errno != EINTR)
+                        log_warning_errno(negative_errno(), "accept on %s: %m", b->socket_path);
+                return 0;
+        }
+        int r = accept_connection(b, nfd);
+        if (r < 0)
+                log_warning_errno(r, "Cannot set up a bus connection: %m");
+        return 0;
+}
+
+static int listen_socket(struct bus_server *b, const char *runtime_dir) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        if (asprintf(&b->socket_path, "%s/%s", runtime_dir, BUS_SOCKET_NAME) < 0)
+                return -ENOMEM;
+        if (strlen(b->socket_path) >= sizeof sa.sun_path)
+                return -ENAMETOOLONG;
+        strcpy(sa.sun_path, b->socket_path);
+        if (mkdir(runtime_dir, 0755) < 0 && errno != EEXIST)
+                return negative_errno();
+        (void) unlink(b->socket_path);
+        b->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (b->listen_fd < 0)
+                return negative_errno();
+        if (bind(b->listen_fd, (struct sockaddr *) &sa, sizeof sa) < 0 ||
+            chmod(b->socket_path, 0666) < 0 || listen(b->listen_fd, SOMAXCONN) < 0)
+                return negative_errno();
+        return sd_event_add_io(b->event, &b->listen_source, b->listen_fd, EPOLLIN, on_listen, b);
+}
+
+/* Takes BUS_SERVICE on the system bus. Returns 0 or -errno (the caller only logs it). */
+static int connect_system_bus(struct bus_server *b) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+        if ((r = sd_bus_open_system(&bus)) < 0 ||
+            (r = sd_bus_add_object_vtable(bus, NULL, BUS_OBJECT_PATH, BUS_INTERFACE,
+                                          manager_vtable, b)) < 0 ||
+            (r = sd_bus_request_name(bus, BUS_SERVICE, 0)) < 0 ||
+            (r = sd_bus_attach_event(bus, b->event, SD_EVENT_PRIORITY_NORMAL)) < 0)
+                return r;
+        b->system_bus = TAKE_PTR(bus);
+        return 0;
+}
+
+int bus_server_new(struct manager *m, sd_event *e, const char *runtime_dir, bus_reload_t reload,
+                   struct bus_server **ret) {
+        struct bus_server *b = calloc(1, sizeof *b);
+        if (!b)
+                return -ENOMEM;
+        b->m = m;
+        b->reload = reload;
+        b->event = sd_event_ref(e);
+        b->listen_fd = -1;
+        int r = sd_id128_randomize(&b->id);
+        if (r >= 0)
+                r = listen_socket(b, runtime_dir);
+        if (r < 0) {
+                bus_server_free(b);
+                return r;
+        }
+        if (strcmp(runtime_dir, MGLRUD_RUNTIME_DIR) == 0 && (r = connect_system_bus(b)) < 0)
+                log_debug_errno(r, "Not on the system bus (%m); serving %s only.", b->socket_path);
+        *ret = b;
+        return 0;
+}
+
+void bus_server_free(struct bus_server *b) {
+        if (!b)
+                return;
+        for (size_t i = 0; i < b->n_conns; i++)
+                sd_bus_flush_close_unref(b->conns[i]);
+        free(b->conns);
+        sd_bus_flush_close_unref(b->system_bus);
+        sd_event_source_unref(b->listen_source);
+        if (b->listen_fd >= 0) {
+                close(b->listen_fd);
+                (void) unlink(b->socket_path);
+        }
+        free(b->socket_path);
+        sd_event_unref(b->event);
+        free(b);
+}

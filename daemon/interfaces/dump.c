@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "mglrud/interfaces/dump.h"
+
+#include <errno.h>
+
+#include "config.h"
+#include "mglrud/shared/parse-util.h"
+
+static void put_pair(FILE *f, const char *label, const uint64_t v[_LRUGEN_NR_TYPES]) {
+        char a[32], b[32];
+        fprintf(f, "        %s: anon %s file %s\n", label,
+                format_bytes(a, sizeof a, v[LRUGEN_ANON]), format_bytes(b, sizeof b, v[LRUGEN_FILE]));
+}
+
+int dump_format(FILE *f, const struct daemon_stats *d, const struct control_snapshot *snaps,
+                size_t n) {
+        char b[32];
+
+        fprintf(f, "mglrud %s\n", MGLRUD_VERSION);
+        fprintf(f, "        Dry run: %s\n", d->dry_run ? "yes" : "no");
+        fprintf(f, "        Paused: %s\n", d->paused_all ? "yes" : "no");
+        fprintf(f, "        Interval: %s\n", format_duration(b, sizeof b, d->interval_usec));
+        fprintf(f, "        Cycles: %llu\n", (unsigned long long) d->cycles);
+        fprintf(f, "        Last cycle: %s\n", format_duration(b, sizeof b, d->cycle_usec));
+        fprintf(f, "        Cgroups: %zu\n", d->n_cgroups);
+        fprintf(f, "        Writes: %llu (%llu failed), asked %s\n",
+                (unsigned long long) d->actuation.writes, (unsigned long long) d->actuation.failed,
+                format_bytes(b, sizeof b, d->actuation.asked_bytes));
+        for (size_t i = 0; i < n; i++) {
+                const struct control_snapshot *s = &snaps[i];
+                fprintf(f, "-> %s\n", s->path);
+                fprintf(f, "        Id: %llu\n", (unsigned long long) s->id);
+                fprintf(f, "        Section: [%s]\n", s->section);
+                fprintf(f, "        Mode: %s\n", s->mode);
+                for (size_t k = 0; k < s->n_overrides; k++)
+                        fprintf(f, "        Override: %s (runtime override)\n", s->overrides[k]);
+                fprintf(f, "        Paused: %s\n",
+                        s->paused ? "yes" : d->paused_all ? "yes (all)" : "no");
+                fprintf(f, "        Cold age (T): %s\n",
+                        format_duration(b, sizeof b, s->cold_age_usec));
+                fprintf(f, "        Last reason: %s\n", s->reason);
+                if (s->line[0])
+                        fprintf(f, "        Last decision: %s\n", s->line);
+                if (s->has_estimates) {
+                        put_pair(f, "Cold", s->cold_bytes);
+                        put_pair(f, "Cooling", s->cooling_bytes);
+                        put_pair(f, "Warm", s->warm_bytes);
+                }
+                if (s->has_psi_some)
+                        fprintf(f, "        Pressure some: %.2f%%\n", s->psi_some * 100.0);
+                put_pair(f, "Reclaimed", s->reclaimed_bytes);
+                fprintf(f, "        Actions: %llu\n", (unsigned long long) s->actions);
+                fprintf(f, "        Errors: %llu\n", (unsigned long long) s->errors);
+                if (s->stream_files > 0)
+                        fprintf(f, "        Streams dropped: %llu files, %s\n",
+                                (unsigned long long) s->stream_files,
+                                format_bytes(b, sizeof b, s->stream_dropped_bytes));
+        }
+        return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "mglrud/kernel/cgroup-files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mglrud/shared/fileio.h"
+#include "mglrud/shared/macro.h"
+
+static const char *const cgroup_file_names[_CGROUP_FILE_MAX] = {
+        [CGROUP_FILE_STAT] = "memory.stat",
+        [CGROUP_FILE_PRESSURE] = "memory.pressure",
+        [CGROUP_FILE_CURRENT] = "memory.current",
+        [CGROUP_FILE_MIN] = "memory.min",
+        [CGROUP_FILE_LOW] = "memory.low",
+        [CGROUP_FILE_HIGH] = "memory.high",
+        [CGROUP_FILE_MAX] = "memory.max",
+        [CGROUP_FILE_SWAP_CURRENT] = "memory.swap.current",
+        [CGROUP_FILE_SWAP_MAX] = "memory.swap.max",
+};
+
+void cgroup_files_close(struct cgroup_files *f) {
+        for (int i = 0; i < _CGROUP_FILE_MAX; i++)
+                closep_reset(&f->fds[i]);
+        closep_reset(&f->dirfd);
+}
+
+int cgroup_files_open(const char *root, const char *path, uint64_t id, struct cgroup_files *ret) {
+        _cleanup_free_ char *full = NULL;
+        struct cgroup_files f = { .dirfd = -1 };
+        int r;
+
+        for (int i = 0; i < _CGROUP_FILE_MAX; i++)
+                f.fds[i] = -1;
+        if (asprintf(&full, "%s%s", root, strcmp(path, "/") == 0 ? "" : path) < 0)
+                return -ENOMEM;
+
+        f.dirfd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (f.dirfd < 0) {
+                r = negative_errno();
+                return errno_is_vanished(r) ? -ENOENT : r;
+        }
+        /* The walk took the id from an earlier stat: if the directory was removed and another
+         * created under the same name since, this is not the cgroup called id (its writes
+         * would go to the wrong cgroup). Treat it as vanished; the next rescan finds the new
+         * one under its own id. */
+        struct stat st;
+        if (fstat(f.dirfd, &st) < 0 || (uint64_t) st.st_ino != id) {
+                r = -ENOENT;
+                goto fail;
+        }
+        for (int i = 0; i < _CGROUP_FILE_MAX; i++) {
+                f.fds[i] = openat(f.dirfd, cgroup_file_names[i], O_RDONLY | O_CLOEXEC);
+                if (f.fds[i] < 0 && errno != ENOENT) {
+                        r = negative_errno();
+                        if (errno_is_vanished(r))
+                                r = -ENOENT;
+                        goto fail;
+                }
+        }
+        if (f.fds[CGROUP_FILE_STAT] < 0) {
+                /* The root cgroup has memory.stat but no memory.current; a child without the
+                 * memory controller has neither: nothing to manage there. */
+                r = -EOPNOTSUPP;
+                goto fail;
+        }
+        *ret = f;
+        return 0;
+fail:
+        cgroup_files_close(&f);
+        return r;
+}
+
+static int read_value(const struct cgroup_files *f, enum cgroup_file k, uint64_t dflt,
+                      uint64_t *ret) {
+        if (f->fds[k] < 0) {
+                *ret = dflt;
+                return 0;
+        }
+        return memcg_value_read(f->fds[k], ret);
+}
+
+int cgroup_files_read(const struct cgroup_files *f, uint64_t now_usec, struct cgroup_reading *ret) {
+        struct cgroup_reading r = { .now_usec = now_usec };
+        int k;
+
+        k = memstat_read(f->fds[CGROUP_FILE_STAT], &r.stat);
+        if (k < 0)
+                goto fail;
+        if (f->fds[CGROUP_FILE_PRESSURE] >= 0) {
+                k = psi_read(f->fds[CGROUP_FILE_PRESSURE], &r.psi);
+                if (k < 0)
+                        goto fail;
+                r.has_psi = true;
+        }
+        /* The root has no memory.current: fall back to anon + file from memory.stat. */
+        uint64_t anon = 0, file = 0;
+        memstat_get(&r.stat, MEMSTAT_ANON, &anon);
+        memstat_get(&r.stat, MEMSTAT_FILE, &file);
+        if ((k = read_value(f, CGROUP_FILE_CURRENT, anon + file, &r.limits.current)) < 0 ||
+            (k = read_value(f, CGROUP_FILE_MIN, 0, &r.limits.min)) < 0 ||
+            (k = read_value(f, CGROUP_FILE_LOW, 0, &r.limits.low)) < 0 ||
+            (k = read_value(f, CGROUP_FILE_HIGH, MEMCG_VALUE_MAX, &r.limits.high)) < 0 ||
+            (k = read_value(f, CGROUP_FILE_MAX, MEMCG_VALUE_MAX, &r.limits.max)) < 0 ||
+            (k = read_value(f, CGROUP_FILE_SWAP_CURRENT, 0, &r.limits.swap_current)) < 0 ||
+            (k = read_value(f, CGROUP_FILE_SWAP_MAX, MEMCG_VALUE_MAX, &r.limits.swap_max)) < 0)
+                goto fail;
+        r.limits.has_swap = f->fds[CGROUP_FILE_SWAP_CURRENT] >= 0;
+        *ret = r;
+        return 0;
+fail:
+        return errno_is_vanished(k) ? -ENOENT : k;
+}

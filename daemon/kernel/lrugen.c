@@ -1,0 +1,539 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "mglrud/kernel/lrugen.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mglrud/shared/fileio.h"
+#include "mglrud/shared/macro.h"
+#include "mglrud/shared/parse-util.h"
+
+/* The kernel prints (mm/vmscan.c, lru_gen_seq_show):
+ *   "memcg %5hu %s\n" (6.x) or "memcg %llu %s\n" (7.x)    once per memcg, on the first node
+ *   " node %5d\n"                                          once per memcg and node
+ *   " %10lu %10u" + 2 x " %10lu%c" + "\n"                   per generation, %c is 'x' or ' '
+ * and with lru_gen_full after each generation line
+ *   "            %10d" + 6 x " %10lu%c" + "\n"             per tier, 4 tiers
+ *   22 spaces + 4 or 6 x " %10lu%c" + "\n"                 mm walk stats, only with mm_state
+ * Numbers wider than their field shift the columns, so lines are split on runs of spaces and
+ * told apart by their token count and suffix letters, never by column positions. */
+
+#define LRUGEN_MAX_TOKENS 7
+
+struct token {
+        uint64_t value;
+        char suffix; /* letter stuck to the number, or 0 (a blank suffix looks the same) */
+};
+
+/* A record in file order, before sorting and de-duplication. */
+struct parsed {
+        struct lrugen_lruvec v;
+        size_t path_off;     /* into lrugen.paths: its address moves while the pool grows */
+        unsigned n_mm_lines; /* generations that had an mm-stats line */
+        char mm_kind[LRUGEN_MAX_NR_GENS]; /* per generation: 'U'pper, 'l'ower, 'n'one or 0 */
+};
+
+struct parser {
+        struct lrugen *out;
+        struct parsed *recs;
+        size_t n_recs, cap_recs;
+
+        bool have_memcg;       /* a memcg line was seen */
+        bool want_node;        /* the previous line was a memcg line */
+        uint64_t memcg_id;
+        size_t memcg_path_off;
+
+        int full;              /* -1 unknown, 0 lru_gen, 1 lru_gen_full */
+        unsigned cur_tiers;    /* tier lines seen after the current generation line */
+        bool cur_mm;           /* the current generation had its mm line */
+        enum lrugen_format format;
+};
+
+/* Splits a line (without its newline) on runs of spaces into numbers with an optional
+ * one-letter suffix. Returns the token count, or -EINVAL for anything else (other bytes,
+ * overflow, more than LRUGEN_MAX_TOKENS tokens). */
+static int tokenize(const char *s, size_t len, struct token *toks) {
+        size_t p = 0;
+        int n = 0;
+
+        for (;;) {
+                while (p < len && s[p] == ' ')
+                        p++;
+                if (p == len)
+                        return n;
+                if (n == LRUGEN_MAX_TOKENS)
+                        return -EINVAL;
+                size_t start = p;
+                while (p < len && s[p] >= '0' && s[p] <= '9')
+                        p++;
+                if (parse_u64_n(s + start, p - start, &toks[n].value) < 0)
+                        return -EINVAL;
+                toks[n].suffix = 0;
+                if (p < len && s[p] != ' ') {
+                        char c = s[p++];
+                        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+                                return -EINVAL;
+                        toks[n].suffix = c;
+                        if (p < len && s[p] != ' ')
+                                return -EINVAL;
+                }
+                n++;
+        }
+}
+
+/* Records which kernel generation printed the file. Returns 0, or -EINVAL when a line says
+ * otherwise than an earlier one (one read comes from one kernel). */
+static int note_format(struct parser *ps, enum lrugen_format f) {
+        if (ps->format != LRUGEN_FORMAT_UNKNOWN && ps->format != f)
+                return -EINVAL;
+        ps->format = f;
+        return 0;
+}
+
+static struct parsed *current_rec(struct parser *ps) {
+        return ps->n_recs > 0 && !ps->want_node ? &ps->recs[ps->n_recs - 1] : NULL;
+}
+
+/* Checks that the current generation got all its tier lines, and learns from the first
+ * generation whether this is lru_gen or lru_gen_full. Returns 0 or -EINVAL. */
+static int finish_gen(struct parser *ps) {
+        struct parsed *rec = current_rec(ps);
+        if (!rec || rec->v.nr_gens == 0)
+                return 0;
+        if (ps->cur_tiers != 0 && ps->cur_tiers != LRUGEN_MAX_NR_TIERS)
+                return -EINVAL;
+        int full = ps->cur_tiers == LRUGEN_MAX_NR_TIERS;
+        if (ps->full >= 0 && ps->full != full)
+                return -EINVAL;
+        ps->full = full;
+        return 0;
+}
+
+/* Checks a finished lruvec: at least one generation, and mm lines on all or none (the kernel
+ * prints them for every generation of a lruvec that has an mm_state). Returns 0 or -EINVAL. */
+static int finish_rec(struct parser *ps) {
+        int r = finish_gen(ps);
+        if (r < 0)
+                return r;
+        if (ps->want_node)
+                return -EINVAL; /* a memcg line is always followed by its first node */
+        struct parsed *rec = current_rec(ps);
+        if (!rec)
+                return 0;
+        if (rec->v.nr_gens == 0)
+                return -EINVAL;
+        if (rec->n_mm_lines != 0 && rec->n_mm_lines != rec->v.nr_gens)
+                return -EINVAL;
+        return 0;
+}
+
+/* Appends s[0..len) and a NUL to the path pool. Returns the offset, or -ENOMEM. */
+static ssize_t pool_add(struct lrugen *l, const char *s, size_t len) {
+        if (l->paths_cap - l->paths_len < len + 1) {
+                size_t cap = MAX(l->paths_cap * 2, l->paths_len + len + 1);
+                cap = MAX(cap, (size_t) 4096);
+                char *n = realloc(l->paths, cap);
+                if (!n)
+                        return -ENOMEM;
+                l->paths = n;
+                l->paths_cap = cap;
+        }
+        size_t off = l->paths_len;
+        memcpy(l->paths + off, s, len);
+        l->paths[off + len] = '\0';
+        l->paths_len += len + 1;
+        return (ssize_t) off;
+}
+
+/* "memcg <id> <path>": the id may be padded (%5hu), the path is the rest of the line after
+ * the one space that follows the id and may itself contain spaces. */
+static int parse_memcg_line(struct parser *ps, const char *s, size_t len) {
+        size_t p = 5; /* "memcg" */
+        uint64_t id;
+        int r;
+
+        r = finish_rec(ps);
+        if (r < 0)
+                return r;
+        if (p >= len || s[p] != ' ')
+                return -EINVAL;
+        while (p < len && s[p] == ' ')
+                p++;
+        size_t start = p;
+        while (p < len && s[p] >= '0' && s[p] <= '9')
+                p++;
+        if (parse_u64_n(s + start, p - start, &id) < 0)
+                return -EINVAL;
+        if (p >= len || s[p] != ' ')
+                return -EINVAL;
+        p++;
+        const char *path = s + p;
+        size_t plen = len - p;
+        if (memchr(path, '\0', plen))
+                return -EINVAL;
+        /* Id 0 (6.x zombies, memcg disabled) is dropped later; everything else is a live
+         * cgroup, whose path is absolute. */
+        if (id != 0 && (plen == 0 || path[0] != '/'))
+                return -EINVAL;
+        ssize_t off = pool_add(ps->out, path, plen);
+        if (off < 0)
+                return (int) off;
+
+        ps->have_memcg = true;
+        ps->want_node = true;
+        ps->memcg_id = id;
+        ps->memcg_path_off = (size_t) off;
+        return 0;
+}
+
+/* " node <nid>": starts a new lruvec of the current memcg. */
+static int parse_node_line(struct parser *ps, const char *s, size_t len) {
+        struct token tok[LRUGEN_MAX_TOKENS];
+        int r, n;
+
+        if (!ps->have_memcg)
+                return -EINVAL;
+        ps->want_node = false;
+        r = finish_rec(ps);
+        if (r < 0)
+                return r;
+        n = tokenize(s + 5, len - 5, tok);
+        if (n != 1 || tok[0].suffix || tok[0].value > INT32_MAX || len == 5 || s[5] != ' ')
+                return -EINVAL;
+
+        if (ps->n_recs == ps->cap_recs) {
+                size_t cap = MAX(ps->cap_recs * 2, (size_t) 16);
+                struct parsed *nr = reallocarray(ps->recs, cap, sizeof(*nr));
+                if (!nr)
+                        return -ENOMEM;
+                ps->recs = nr;
+                ps->cap_recs = cap;
+        }
+        ps->recs[ps->n_recs++] = (struct parsed) {
+                .v.memcg_id = ps->memcg_id,
+                .v.node = (int) tok[0].value,
+                .path_off = ps->memcg_path_off,
+        };
+        ps->cur_tiers = 0;
+        ps->cur_mm = false;
+        return 0;
+}
+
+/* " seq age nr_anon[x] nr_file[x]" */
+static int parse_gen_line(struct parser *ps, const struct token *tok) {
+        struct parsed *rec = current_rec(ps);
+        int r;
+
+        if (!rec)
+                return -EINVAL;
+        r = finish_gen(ps);
+        if (r < 0)
+                return r;
+        if (rec->v.nr_gens == LRUGEN_MAX_NR_GENS)
+                return -EINVAL;
+        /* Generations are printed oldest first without gaps, from one snapshot of max_seq. */
+        if (rec->v.nr_gens > 0 && tok[0].value != rec->v.gens[rec->v.nr_gens - 1].seq + 1)
+                return -EINVAL;
+        if (tok[1].suffix || tok[1].value > UINT32_MAX)
+                return -EINVAL;
+
+        struct lrugen_gen *g = &rec->v.gens[rec->v.nr_gens++];
+        *g = (struct lrugen_gen) {
+                .seq = tok[0].value,
+                .age_ms = (uint32_t) tok[1].value,
+        };
+        for (int t = 0; t < _LRUGEN_NR_TYPES; t++) {
+                if (tok[2 + t].suffix != 0 && tok[2 + t].suffix != 'x')
+                        return -EINVAL;
+                g->nr_pages[t] = tok[2 + t].value;
+                g->gone[t] = tok[2 + t].suffix == 'x';
+        }
+        ps->cur_tiers = 0;
+        ps->cur_mm = false;
+        return 0;
+}
+
+/* Classifies the 3 suffixes of one type on a tier line. Returns the kind and notes the
+ * format, or -EINVAL. 6.1 prints "RT " and "   " where 7.x prints "RTx" and "xxx"; a blank
+ * suffix reaches us as 0. */
+static int tier_kind(struct parser *ps, const struct token *t) {
+        char a = t[0].suffix, b = t[1].suffix, c = t[2].suffix;
+
+        if (a == 'r' && b == 'e' && c == 'p')
+                return LRUGEN_TIER_REP;
+        if (a == 'R' && b == 'T' && (c == 'x' || c == 0)) {
+                int r = note_format(ps, c == 'x' ? LRUGEN_FORMAT_V7 : LRUGEN_FORMAT_V6);
+                return r < 0 ? r : LRUGEN_TIER_RT;
+        }
+        if ((a == 'x' && b == 'x' && c == 'x') || (a == 0 && b == 0 && c == 0)) {
+                int r = note_format(ps, a == 'x' ? LRUGEN_FORMAT_V7 : LRUGEN_FORMAT_V6);
+                return r < 0 ? r : LRUGEN_TIER_NONE;
+        }
+        return -EINVAL;
+}
+
+/* "tier  n r e p  n r e p" (7 tokens) */
+static int parse_tier_line(struct parser *ps, const struct token *tok) {
+        struct parsed *rec = current_rec(ps);
+
+        if (!rec || rec->v.nr_gens == 0 || ps->cur_mm || ps->full == 0)
+                return -EINVAL;
+        if (tok[0].suffix || tok[0].value != ps->cur_tiers)
+                return -EINVAL;
+
+        struct lrugen_gen *g = &rec->v.gens[rec->v.nr_gens - 1];
+        struct lrugen_tier *tier = &g->tiers[ps->cur_tiers];
+        for (int t = 0; t < _LRUGEN_NR_TYPES; t++) {
+                const struct token *f = tok + 1 + 3 * t;
+                int kind = tier_kind(ps, f);
+                if (kind < 0)
+                        return kind;
+                tier->kind[t] = (enum lrugen_tier_kind) kind;
+                for (int i = 0; i < 3; i++)
+                        tier->val[t][i] = f[i].value;
+        }
+        g->has_tiers = true;
+        ps->cur_tiers++;
+        return 0;
+}
+
+/* The mm-walk stats line: 4 fields TYFA/tyfa/xxxx (6.12+) or 6 fields LOYNFA/loynfa/blank
+ * (6.1). Only the uppercase line (cumulative, on max_seq) is kept: the lowercase ones exist
+ * only with CONFIG_LRU_GEN_STATS and describe other generations. */
+static int parse_mm_line(struct parser *ps, const struct token *tok, int n) {
+        const char *upper = n == 4 ? "TYFA" : "LOYNFA";
+        const char *lower = n == 4 ? "tyfa" : "loynfa";
+        struct parsed *rec = current_rec(ps);
+        bool is_upper = true, is_lower = true, is_none = true;
+        int r;
+
+        if (!rec || rec->v.nr_gens == 0 || ps->cur_tiers != LRUGEN_MAX_NR_TIERS || ps->cur_mm)
+                return -EINVAL;
+        r = note_format(ps, n == 4 ? LRUGEN_FORMAT_V7 : LRUGEN_FORMAT_V6);
+        if (r < 0)
+                return r;
+        char placeholder = n == 4 ? 'x' : 0;
+        for (int i = 0; i < n; i++) {
+                is_upper = is_upper && tok[i].suffix == upper[i];
+                is_lower = is_lower && tok[i].suffix == lower[i];
+                is_none = is_none && tok[i].suffix == placeholder;
+        }
+        if (!is_upper && !is_lower && !is_none)
+                return -EINVAL;
+        if (is_upper) {
+                rec->v.nr_mm_stats = (unsigned) n;
+                for (int i = 0; i < n; i++)
+                        rec->v.mm_stats[i] = tok[i].value;
+        }
+        rec->mm_kind[rec->v.nr_gens - 1] = is_upper ? 'U' : is_lower ? 'l' : 'n';
+        rec->n_mm_lines++;
+        ps->cur_mm = true;
+        return 0;
+}
+
+static int parse_numeric_line(struct parser *ps, const char *s, size_t len) {
+        struct token tok[LRUGEN_MAX_TOKENS];
+        int n = tokenize(s, len, tok);
+
+        switch (n) {
+        case 4:
+                /* Generation lines start with two bare numbers; mm lines (6.12+) carry a
+                 * letter on every field. */
+                return tok[0].suffix ? parse_mm_line(ps, tok, n) : parse_gen_line(ps, tok);
+        case 6:
+                return parse_mm_line(ps, tok, n);
+        case 7:
+                return parse_tier_line(ps, tok);
+        default:
+                return -EINVAL;
+        }
+}
+
+static int parse_line(struct parser *ps, const char *s, size_t len) {
+        if (len >= 5 && memcmp(s, "memcg", 5) == 0)
+                return parse_memcg_line(ps, s, len);
+        if (len >= 5 && memcmp(s, " node", 5) == 0)
+                return parse_node_line(ps, s, len);
+        if (ps->want_node || len == 0 || s[0] != ' ')
+                return -EINVAL;
+        return parse_numeric_line(ps, s, len);
+}
+
+/* lru_gen_seq_show_full prints R/T tiers and the uppercase mm line for max_seq (the last
+ * generation) and only there, and the lowercase mm line never there: lines elsewhere were not
+ * printed in this order by the kernel. Returns 0 or -EINVAL. */
+static int check_rec(const struct parsed *rec) {
+        for (unsigned i = 0; i < rec->v.nr_gens; i++) {
+                const struct lrugen_gen *g = &rec->v.gens[i];
+                bool last = i + 1 == rec->v.nr_gens;
+
+                if (rec->mm_kind[i] == (last ? 'l' : 'U'))
+                        return -EINVAL;
+                if (!g->has_tiers)
+                        continue;
+                for (int tier = 0; tier < LRUGEN_MAX_NR_TIERS; tier++)
+                        for (int t = 0; t < _LRUGEN_NR_TYPES; t++)
+                                if ((g->tiers[tier].kind[t] == LRUGEN_TIER_RT) != last)
+                                        return -EINVAL;
+        }
+        return 0;
+}
+
+struct slot {
+        uint64_t memcg_id;
+        int node;
+        size_t idx;
+};
+
+static int slot_cmp(const void *a, const void *b) {
+        const struct slot *x = a, *y = b;
+
+        if (x->memcg_id != y->memcg_id)
+                return x->memcg_id < y->memcg_id ? -1 : 1;
+        if (x->node != y->node)
+                return x->node < y->node ? -1 : 1;
+        return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Sorts the records by (memcg id, node), keeps the last copy of each and drops id 0, then
+ * turns path offsets into pointers now that the pool no longer moves. Returns 0 or -ENOMEM. */
+static int publish(struct parser *ps) {
+        struct lrugen *l = ps->out;
+        _cleanup_free_ struct slot *slots = NULL;
+        size_t n = 0;
+
+        if (ps->n_recs > 0) {
+                slots = reallocarray(NULL, ps->n_recs, sizeof(*slots));
+                if (!slots)
+                        return -ENOMEM;
+        }
+        for (size_t i = 0; i < ps->n_recs; i++)
+                if (ps->recs[i].v.memcg_id != 0)
+                        slots[n++] = (struct slot) { ps->recs[i].v.memcg_id, ps->recs[i].v.node, i };
+        if (n > 0)
+                qsort(slots, n, sizeof(*slots), slot_cmp);
+
+        if (l->lruvecs_cap < n) {
+                struct lrugen_lruvec *nv = reallocarray(l->lruvecs, n, sizeof(*nv));
+                if (!nv)
+                        return -ENOMEM;
+                l->lruvecs = nv;
+                l->lruvecs_cap = n;
+        }
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (i + 1 < n && slots[i + 1].memcg_id == slots[i].memcg_id &&
+                    slots[i + 1].node == slots[i].node)
+                        continue; /* a later copy of the same lruvec wins */
+                const struct parsed *rec = &ps->recs[slots[i].idx];
+                l->lruvecs[m] = rec->v;
+                l->lruvecs[m].path = l->paths + rec->path_off;
+                m++;
+        }
+        l->n_lruvecs = m;
+        l->full = ps->full == 1;
+        l->format = ps->format;
+        return 0;
+}
+
+static void lrugen_reset(struct lrugen *l) {
+        l->n_lruvecs = 0;
+        l->paths_len = 0;
+        l->full = false;
+        l->format = LRUGEN_FORMAT_UNKNOWN;
+}
+
+static int parse_all(struct parser *ps, const char *buf, size_t len) {
+        size_t pos = 0;
+        int r;
+
+        if (len == 0)
+                return -EINVAL;
+        const char *line;
+        size_t llen;
+        while ((r = next_line(buf, len, &pos, &line, &llen)) > 0) {
+                r = parse_line(ps, line, llen);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        r = finish_rec(ps);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ps->n_recs; i++) {
+                r = check_rec(&ps->recs[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int lrugen_parse(const char *buf, size_t len, struct lrugen *ret) {
+        struct parser ps = { .out = ret, .full = -1 };
+        int r;
+
+        lrugen_reset(ret);
+        if (!buf)
+                return -EINVAL;
+        r = parse_all(&ps, buf, len);
+        if (r >= 0)
+                r = publish(&ps);
+        free(ps.recs);
+        if (r < 0)
+                lrugen_reset(ret);
+        return r;
+}
+
+void lrugen_done(struct lrugen *l) {
+        if (!l)
+                return;
+        free(l->lruvecs);
+        free(l->paths);
+        *l = (struct lrugen) {};
+}
+
+int lrugen_read(int fd, struct read_buf *buf, struct lrugen *ret) {
+        int r;
+
+        r = read_full_fd(fd, buf);
+        if (r < 0) {
+                lrugen_reset(ret);
+                return r;
+        }
+        return lrugen_parse(buf->data, buf->len, ret);
+}
+
+/* Returns the index of the first lruvec not below (memcg_id, node). */
+static size_t lower_bound(const struct lrugen *l, uint64_t memcg_id, int node) {
+        size_t lo = 0, hi = l->n_lruvecs;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                const struct lrugen_lruvec *v = &l->lruvecs[mid];
+                if (v->memcg_id < memcg_id || (v->memcg_id == memcg_id && v->node < node))
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+size_t lrugen_find_memcg(const struct lrugen *l, uint64_t memcg_id,
+                         const struct lrugen_lruvec **ret_first) {
+        size_t i = lower_bound(l, memcg_id, INT32_MIN), n = 0;
+
+        while (i + n < l->n_lruvecs && l->lruvecs[i + n].memcg_id == memcg_id)
+                n++;
+        if (n > 0 && ret_first)
+                *ret_first = &l->lruvecs[i];
+        return n;
+}
+
+const struct lrugen_lruvec *lrugen_find_path(const struct lrugen *l, const char *path) {
+        for (size_t i = 0; i < l->n_lruvecs; i++)
+                if (strcmp(l->lruvecs[i].path, path) == 0)
+                        return &l->lruvecs[i];
+        return NULL;
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "mglrud/kernel/swaps.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "mglrud/shared/fileio.h"
+#include "mglrud/shared/macro.h"
+#include "mglrud/shared/parse-util.h"
+
+#define SWAPS_MIN_FIELDS 5
+
+static bool is_blank(char c) {
+        return c == ' ' || c == '\t';
+}
+
+/* Splits line[0..len) at blanks into at most max fields. Returns the number of fields. */
+static size_t split_fields(const char *line, size_t len, const char **f, size_t *flen, size_t max) {
+        size_t n = 0, p = 0;
+
+        while (p < len && n < max) {
+                while (p < len && is_blank(line[p]))
+                        p++;
+                if (p == len)
+                        break;
+                f[n] = line + p;
+                while (p < len && !is_blank(line[p]))
+                        p++;
+                flen[n] = (size_t) (line + p - f[n]);
+                n++;
+        }
+        return n;
+}
+
+/* Returns true for a "/dev/zram<digits>" path. */
+static bool is_zram_path(const char *s, size_t len) {
+        static const char prefix[] = "/dev/zram";
+        size_t plen = sizeof(prefix) - 1;
+
+        if (len <= plen || memcmp(s, prefix, plen) != 0)
+                return false;
+        for (size_t i = plen; i < len; i++)
+                if (s[i] < '0' || s[i] > '9')
+                        return false;
+        return true;
+}
+
+/* Returns true when s[0..len) is an optionally negative decimal integer. */
+static bool is_integer(const char *s, size_t len) {
+        size_t i = len > 0 && s[0] == '-' ? 1 : 0;
+
+        if (i == len)
+                return false;
+        for (; i < len; i++)
+                if (s[i] < '0' || s[i] > '9')
+                        return false;
+        return true;
+}
+
+int swaps_parse(const char *buf, size_t len, struct swaps_summary *ret) {
+        struct swaps_summary s = {};
+        const char *line;
+        size_t pos = 0, llen;
+        bool header = false;
+        int more;
+
+        if (!buf)
+                return -EINVAL;
+        while ((more = next_line(buf, len, &pos, &line, &llen)) > 0) {
+                const char *f[SWAPS_MIN_FIELDS];
+                size_t flen[SWAPS_MIN_FIELDS];
+                uint64_t size, used;
+
+                if (!header) {
+                        if (llen < 8 || memcmp(line, "Filename", 8) != 0)
+                                return -EINVAL;
+                        header = true;
+                        continue;
+                }
+                if (split_fields(line, llen, f, flen, SWAPS_MIN_FIELDS) < SWAPS_MIN_FIELDS)
+                        return -EINVAL;
+                if (parse_u64_n(f[2], flen[2], &size) < 0 || parse_u64_n(f[3], flen[3], &used) < 0 ||
+                    !is_integer(f[4], flen[4]) || used > size)
+                        return -EINVAL;
+                if (s.size_kib + size < s.size_kib)
+                        return -EINVAL;
+                s.n_devices++;
+                if (is_zram_path(f[0], flen[0]))
+                        s.n_zram++;
+                s.size_kib += size;
+                s.used_kib += used;
+        }
+        if (more < 0 || !header)
+                return -EINVAL;
+        *ret = s;
+        return 0;
+}
+
+int swaps_read(int fd, struct swaps_summary *ret) {
+        return READ_AND_PARSE(fd, swaps_parse, ret);
+}

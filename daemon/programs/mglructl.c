@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* mglructl: inspect and control a running mglrud over its private bus socket
+ * (RUNTIME_DIR/bus, org.mglrud.Manager1). Exit codes: 0 ok, 1 the daemon returned an error,
+ * 2 usage, 3 cannot connect, 4 access denied. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <systemd/sd-bus.h>
+
+#include "config.h"
+#include "mglrud/interfaces/bus-protocol.h"
+#include "mglrud/shared/macro.h"
+#include "mglrud/shared/parse-util.h"
+#include "mglructl.h"
+
+static const char *arg_runtime_dir = MGLRUD_RUNTIME_DIR;
+static bool arg_json, arg_once;
+static uint64_t arg_interval = USEC_PER_SEC;
+
+static void help(void) {
+        printf("Usage: mglructl [OPTIONS] COMMAND\n\n"
+               "Inspect and control the mglrud proactive reclaim daemon.\n\n"
+               "Commands:\n"
+               "  status           summary of the daemon and its cgroups\n"
+               "  dump             full state, one block per cgroup\n"
+               "  metrics          Prometheus text metrics\n"
+               "  reload           reload the configuration (root)\n"
+               "  pause [PATH]     stop acting on PATH, or on every cgroup (root)\n"
+               "  resume [PATH]    act again on PATH, or on every cgroup (root)\n"
+               "  advise           what each cgroup would get now (computed, nothing written)\n"
+               "  set PATH KEY=VALUE\n"
+               "                   override a policy key of PATH until restart (root);\n"
+               "                   KEY= removes the override\n"
+               "  top              live view of the cgroups (keys c r p n sort, q quits)\n\n"
+               "Options:\n"
+               "     --runtime-dir=DIR  find the daemon's socket in DIR (default %s)\n"
+               "     --json             JSON output for status, dump and advise\n"
+               "     --interval=TIME    top: refresh every TIME (default 1s)\n"
+               "     --once             top: print one frame and exit\n"
+               "  -h --help             this help\n"
+               "     --version          print the version\n",
+               MGLRUD_RUNTIME_DIR);
+}
+
+static void json_string(const char *s) {
+        putchar('"');
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
+                if (*p == '"' || *p == '\\')
+                        printf("\\%c", *p);
+                else if (*p == '\n')
+                        fputs("\\n", stdout);
+                else if (*p == '\t')
+                        fputs("\\t", stdout);
+                else if (*p < 0x20)
+                        printf("\\u%04x", *p);
+                else
+                        putchar(*p);
+        }
+        putchar('"');
+}
+
+static void json_fields(const struct field *f, size_t n) {
+        putchar('{');
+        for (size_t i = 0; i < n; i++) {
+                if (i > 0)
+                        putchar(',');
+                json_string(f[i].key);
+                putchar(':');
+                switch (f[i].type) {
+                case 's':
+                        json_string(f[i].s);
+                        break;
+                case 't':
+                        printf("%" PRIu64, f[i].t);
+                        break;
+                case 'b':
+                        fputs(f[i].t ? "true" : "false", stdout);
+                        break;
+                case 'd':
+                        printf("%.9g", f[i].d);
+                        break;
+                }
+        }
+        putchar('}');
+}
+
+/* Calls a method returning a{sv} (argument arg when not NULL) and reads it into f. Returns
+ * the count, or minus an exit code. */
+static int call_fields(sd_bus *bus, const char *member, const char *arg,
+                       sd_bus_message **reply, struct field *f) {
+        int r = ctl_call(bus, member, arg ? "s" : "", arg, reply);
+        if (r > 0)
+                return -r;
+        r = ctl_read_fields(*reply, f, MAX_FIELDS);
+        if (r < 0) {
+                fprintf(stderr, "Cannot parse the %s reply: %s\n", member, strerror(-r));
+                return -EXIT_DAEMON;
+        }
+        return r;
+}
+
+static void print_cgroup_line(const struct field *f, size_t n) {
+        char t[32], ca[32], cf[32];
+        const struct field *path = ctl_field_get(f, n, "Path"), *mode = ctl_field_get(f, n, "Mode"),
+                           *reason = ctl_field_get(f, n, "Reason");
+        bool est = ctl_field_get(f, n, "ColdAnonBytes");
+        printf("%-32s %-7s %-6s %7s %7s %s%s\n", path ? path->s : "?", mode ? mode->s : "?",
+               format_duration(t, sizeof t, ctl_field_u64(f, n, "ColdAgeUSec")),
+               est ? format_bytes(ca, sizeof ca, ctl_field_u64(f, n, "ColdAnonBytes")) : "-",
+               est ? format_bytes(cf, sizeof cf, ctl_field_u64(f, n, "ColdFileBytes")) : "-",
+               reason ? reason->s : "?", ctl_field_u64(f, n, "Paused") ? " (paused)" : "");
+}
+
+/* status and --json dump: the daemon's GetStatus, then GetCgroup for each listed cgroup. */
+static int cmd_status(sd_bus *bus, bool full_json) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *st = NULL, *list = NULL;
+        struct field f[MAX_FIELDS];
+        char a[32], b[32];
+        int n = call_fields(bus, "GetStatus", NULL, &st, f);
+        if (n < 0)
+                return -n;
+        int r = ctl_call(bus, "ListCgroups", "", NULL, &list);
+        if (r > 0)
+                return r;
+
+        if (arg_json) {
+                fputs("{\"daemon\":", stdout);
+                json_fields(f, n);
+                fputs(",\"cgroups\":[", stdout);
+        } else {
+                const struct field *v = ctl_field_get(f, n, "Version"), *s = ctl_field_get(f, n, "Status"),
+                                   *root = ctl_field_get(f, n, "CgroupRoot");
+                printf("mglrud %s: %s\n", v ? v->s : "?", s ? s->s : "?");
+                printf("  Cgroup root: %s\n", root ? root->s : "?");
+                printf("  Interval: %s (last cycle took %s)\n",
+                       format_duration(a, sizeof a, ctl_field_u64(f, n, "IntervalUSec")),
+                       format_duration(b, sizeof b, ctl_field_u64(f, n, "LastCycleUSec")));
+                printf("  Dry run: %s, paused: %s\n\n", ctl_field_u64(f, n, "DryRun") ? "yes" : "no",
+                       ctl_field_u64(f, n, "PausedAll") ? "yes (all)" : "no");
+                printf("%-32s %-7s %-6s %7s %7s %s\n", "CGROUP", "MODE", "T", "COLD-A",
+                       "COLD-F", "REASON");
+        }
+        if ((r = sd_bus_message_enter_container(list, 'a', "(stss)")) < 0)
+                goto fail;
+        for (bool first = true;; first = false) {
+                const char *path, *mode, *reason;
+                uint64_t id;
+                r = sd_bus_message_read(list, "(stss)", &path, &id, &mode, &reason);
+                if (r < 0)
+                        goto fail;
+                if (r == 0)
+                        break;
+                if (arg_json && !full_json) {
+                        printf("%s{\"Path\":", first ? "" : ",");
+                        json_string(path);
+                        printf(",\"Id\":%" PRIu64 ",\"Mode\":", id);
+                        json_string(mode);
+                        fputs(",\"Reason\":", stdout);
+                        json_string(reason);
+                        putchar('}');
+                        continue;
+                }
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *cr = NULL;
+                struct field g[MAX_FIELDS];
+                int k = call_fields(bus, "GetCgroup", path, &cr, g);
+                if (k < 0)
+                        return -k;
+                if (arg_json) {
+                        if (!first)
+                                putchar(',');
+                        json_fields(g, k);
+                } else
+                        print_cgroup_line(g, k);
+        }
+        if (arg_json)
+                puts("]}");
+        return 0;
+fail:
+        fprintf(stderr, "Cannot parse the ListCgroups reply: %s\n", strerror(-r));
+        return EXIT_DAEMON;
+}
+
+static int cmd_text(sd_bus *bus, const char *member) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *text;
+        int r = ctl_call(bus, member, "", NULL, &reply);
+        if (r > 0)
+                return r;
+        if (sd_bus_message_read(reply, "s", &text) < 0) {
+                fprintf(stderr, "Cannot parse the %s reply.\n", member);
+                return EXIT_DAEMON;
+        }
+        fputs(text, stdout);
+        return 0;
+}
+
+/* advise: the daemon's fresh advice for every cgroup, one line each. */
+static int cmd_advise(sd_bus *bus) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        int r = ctl_call(bus, "Advise", "", NULL, &reply);
+        if (r > 0)
+                return r;
+        if ((r = sd_bus_message_enter_container(reply, 'a', "(ss)")) < 0)
+                goto fail;
+        if (arg_json)
+                putchar('[');
+        else
+                printf("%-32s %s\n", "CGROUP", "ADVICE");
+        for (bool first = true;; first = false) {
+                const char *path, *line;
+                r = sd_bus_message_read(reply, "(ss)", &path, &line);
+                if (r < 0)
+                        goto fail;
+                if (r == 0)
+                        break;
+                if (arg_json) {
+                        printf("%s{\"Path\":", first ? "" : ",");
+                        json_string(path);
+                        fputs(",\"Advice\":", stdout);
+                        json_string(line);
+                        putchar('}');
+                } else
+                        printf("%-32s %s\n", path, line);
+        }
+        if (arg_json)
+                puts("]");
+        return 0;
+fail:
+        fprintf(stderr, "Cannot parse the Advise reply: %s\n", strerror(-r));
+        return EXIT_DAEMON;
+}
+
+/* set PATH KEY=VALUE: a runtime override of one policy key; "KEY=" removes it. */
+static int cmd_set(sd_bus *bus, const char *path, const char *assignment) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        const char *eq = strchr(assignment, '=');
+        if (!eq || eq == assignment) {
+                fprintf(stderr, "Expected KEY=VALUE or KEY=, not \"%s\" (see --help).\n",
+                        assignment);
+                return EXIT_USAGE;
+        }
+        _cleanup_free_ char *key = strndup(assignment, eq - assignment);
+        if (!key)
+                return EXIT_DAEMON;
+        int r = sd_bus_call_method(bus, NULL, BUS_OBJECT_PATH, BUS_INTERFACE, "Set", &error, NULL,
+                                   "sss", path, key, eq + 1);
+        return r >= 0 ? 0 : ctl_call_failed("Set", &error, r);
+}
+
+static int parse_argv(int argc, char **argv) {
+        enum { ARG_RUNTIME_DIR = 0x100, ARG_JSON, ARG_VERSION, ARG_INTERVAL, ARG_ONCE };
+        static const struct option options[] = {
+                { "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
+                { "json", no_argument, NULL, ARG_JSON },
+                { "interval", required_argument, NULL, ARG_INTERVAL },
+                { "once", no_argument, NULL, ARG_ONCE },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, ARG_VERSION },
+                {}
+        };
+        int c;
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+                switch (c) {
+                case ARG_RUNTIME_DIR:
+                        arg_runtime_dir = optarg;
+                        break;
+                case ARG_JSON:
+                        arg_json = true;
+                        break;
+                case ARG_INTERVAL:
+                        if (parse_duration(optarg, &arg_interval) < 0 ||
+                            arg_interval < USEC_PER_SEC / 10) {
+                                fprintf(stderr, "Invalid --interval=%s (at least 100ms).\n",
+                                        optarg);
+                                return -EINVAL;
+                        }
+                        break;
+                case ARG_ONCE:
+                        arg_once = true;
+                        break;
+                case 'h':
+                        help();
+                        return 0;
+                case ARG_VERSION:
+                        printf("mglructl %s\n", MGLRUD_VERSION);
+                        return 0;
+                default:
+                        return -EINVAL;
+                }
+        return 1;
+}
+
+int main(int argc, char **argv) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r = parse_argv(argc, argv);
+        if (r <= 0)
+                return r < 0 ? EXIT_USAGE : 0;
+        if (optind >= argc) {
+                fprintf(stderr, "Missing command (see --help).\n");
+                return EXIT_USAGE;
+        }
+        const char *verb = argv[optind];
+        int nargs = argc - optind - 1;
+        bool changes = strcmp(verb, "pause") == 0 || strcmp(verb, "resume") == 0;
+        bool set = strcmp(verb, "set") == 0;
+        static const char *const verbs[] = { "status", "dump", "metrics", "reload", "pause",
+                                             "resume", "top", "advise", "set" };
+        bool known = false;
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                known = known || strcmp(verb, verbs[i]) == 0;
+        if (!known || nargs > (set ? 2 : changes ? 1 : 0)) {
+                fprintf(stderr, known ? "Too many arguments for %s (see --help).\n"
+                                      : "Unknown command %s (see --help).\n", verb);
+                return EXIT_USAGE;
+        }
+        if (set && (nargs < 2 || !strchr(argv[optind + 2], '=') || argv[optind + 2][0] == '=')) {
+                fprintf(stderr, "Usage: mglructl set PATH KEY=VALUE (see --help).\n");
+                return EXIT_USAGE;
+        }
+        if (ctl_connect(arg_runtime_dir, &bus) < 0)
+                return EXIT_CONNECT;
+
+        if (strcmp(verb, "status") == 0)
+                return cmd_status(bus, false);
+        if (strcmp(verb, "dump") == 0)
+                return arg_json ? cmd_status(bus, true) : cmd_text(bus, "Dump");
+        if (strcmp(verb, "top") == 0)
+                return ctl_top_run(bus, arg_interval, arg_once);
+        if (strcmp(verb, "metrics") == 0)
+                return cmd_text(bus, "Metrics");
+        if (strcmp(verb, "advise") == 0)
+                return cmd_advise(bus);
+        if (set)
+                return cmd_set(bus, argv[optind + 1], argv[optind + 2]);
+        if (strcmp(verb, "reload") == 0)
+                return ctl_call(bus, "Reload", "", NULL, NULL);
+        return ctl_call(bus, strcmp(verb, "pause") == 0 ? "Pause" : "Resume", "s",
+                    nargs ? argv[optind + 1] : "", NULL);
+}

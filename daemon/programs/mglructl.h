@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* mglructl.h: what mglructl's files share: exit codes, the bus client (mglructl-client.c) and
+ * the live view (mglructl-top.c). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+enum {
+        EXIT_DAEMON = 1,
+        EXIT_USAGE = 2,
+        EXIT_CONNECT = 3,
+        EXIT_DENIED = 4,
+};
+
+/* One entry of an a{sv} reply (types s, t, b, d). */
+struct field {
+        const char *key;
+        char type;
+        const char *s;
+        uint64_t t;
+        double d;
+};
+
+#define MAX_FIELDS 64
+
+/* Connects to RUNTIME_DIR/bus. Returns 0 or -errno; prints why it failed. */
+int ctl_connect(const char *runtime_dir, sd_bus **ret);
+/* Prints why member failed and frees error. Returns the exit code (EXIT_DENIED or
+ * EXIT_DAEMON). */
+int ctl_call_failed(const char *member, sd_bus_error *error, int r);
+/* Calls a method; string arguments only (sig "" or "s"). Prints the error and returns 0 or an
+ * exit code. */
+int ctl_call(sd_bus *bus, const char *member, const char *sig, const char *arg,
+             sd_bus_message **ret_reply);
+/* Reads an a{sv} of s/t/b/d values into f (strings point into reply). Returns the count or
+ * -errno. */
+int ctl_read_fields(sd_bus_message *reply, struct field *f, size_t max);
+/* Returns the field called key, or NULL. */
+const struct field *ctl_field_get(const struct field *f, size_t n, const char *key);
+/* Returns the t value of the field called key, or 0. */
+uint64_t ctl_field_u64(const struct field *f, size_t n, const char *key);
+
+/* Shows the daemon's cgroups, refreshed every interval_usec, until 'q' or SIGINT/SIGTERM; with
+ * once, prints one frame without escape sequences and returns. Returns 0 or an exit code. */
+int ctl_top_run(sd_bus *bus, uint64_t interval_usec, bool once);

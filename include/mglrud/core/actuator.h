@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* actuator.h: the actuation path. Every write mglrud makes to the kernel (lru_gen commands,
+ * memory.reclaim, the stream drop) is a job run here, through the write helpers of actuate.h,
+ * which alone check dry-run; the results of every job (bytes asked, failures) are counted here
+ * and handed back to the event loop for measuring and reporting.
+ *
+ * With an event loop, one worker thread runs the jobs in order: a 16 MiB eviction to zram took
+ * 10-27 s on the emulated test machines (and can take seconds on a loaded server), and while it
+ * runs the loop must keep serving the bus, signals and the watchdog, and other cgroups must
+ * keep being sampled. Writes are split into chunks so that shutdown never waits for more than
+ * one chunk. Without an event loop (mglrud --once) jobs run inline at submission. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "mglrud/policy/policy.h"
+
+/* Largest single write: 1024 pages (4 MiB with 4 KiB pages). */
+#define ACTUATOR_CHUNK_PAGES 1024u
+
+enum actuator_job_kind {
+        ACTUATOR_JOB_DECISION,  /* a decision's lru_gen commands and memory.reclaim writes */
+        ACTUATOR_JOB_DROP,      /* drop clean page-cache ranges of files (stream protection) */
+};
+
+/* One file range to drop: POSIX_FADV_DONTNEED on [offset, offset + length). */
+struct actuator_drop {
+        int fd;                 /* the file, owned by the job */
+        char *path;             /* for log lines */
+        uint64_t offset, length;
+        bool whole_file;        /* the range starts at 0: one more file counted */
+        bool small_file;        /* one of many small files (logged as a summary) */
+        uint64_t read_bytes, size_bytes; /* how far the reader got, the file size (log lines) */
+        int error;              /* result: 0 or the negative errno of the drop */
+};
+
+struct actuator_job {
+        /* input */
+        enum actuator_job_kind kind;
+        uint64_t cgroup_id;
+        char *path;             /* for log lines (the cgroup may be renamed or gone meanwhile) */
+        int dirfd;              /* the cgroup directory, owned by the job, or -1 (drops) */
+        int lrugen_fd;          /* /sys/kernel/debug/lru_gen for writing, owned by the job, or -1 */
+        uint64_t page_size;
+        bool dry_run;
+        const bool *force_dry_run; /* set by actuator_submit(): a reload switched to dry-run */
+        bool advise_ageing;     /* Mode=advise: only the ageing commands, nothing to report */
+        struct decision decision;           /* ACTUATOR_JOB_DECISION */
+        struct actuator_drop *drops;        /* ACTUATOR_JOB_DROP */
+        size_t n_drops;
+        uint64_t submitted_usec;
+        uint64_t token;         /* the submitter's tag: matches the completion to its owner */
+
+        /* results */
+        unsigned failed;        /* writes that failed (a vanished cgroup is not a failure) */
+        int last_error;
+        uint64_t asked_bytes;   /* what the eviction/reclaim/drop writes asked for */
+        bool vanished;          /* memory.reclaim said the cgroup is gone */
+        bool cancelled;         /* stopped early by shutdown */
+        uint64_t finished_usec;
+
+        struct actuator_job *next;
+};
+
+/* What the actuation path did since start, over every job (for the metrics and the dump). */
+struct actuator_stats {
+        uint64_t jobs;          /* finished jobs (dry-run ones included) */
+        uint64_t writes;        /* write commands issued (not counting dry-run jobs) */
+        uint64_t failed;        /* writes that failed */
+        uint64_t asked_bytes;   /* bytes asked to evict, reclaim or drop */
+};
+
+/* Returns a new decision job for cgroup id with dup()s of dirfd and lrugen_fd (-1 allowed), or
+ * NULL on OOM or when the descriptors cannot be duplicated. */
+struct actuator_job *actuator_job_new(uint64_t cgroup_id, const char *path, int dirfd,
+                                      int lrugen_fd, uint64_t page_size, bool dry_run,
+                                      const struct decision *d);
+
+/* Returns a new, empty drop job for cgroup id, or NULL on OOM. */
+struct actuator_job *actuator_drop_job_new(uint64_t cgroup_id, const char *path, bool dry_run);
+
+/* Adds a range of file fd (ownership passes to the job, also on error) to a drop job.
+ * Returns 0 or -ENOMEM. */
+int actuator_drop_job_add(struct actuator_job *j, int fd, const char *path,
+                          const struct actuator_drop *range);
+
+/* Frees a job and closes its descriptors. NULL is fine. */
+void actuator_job_free(struct actuator_job *j);
+
+/* Runs every write of the job in order, in chunks of at most ACTUATOR_CHUNK_PAGES, checking
+ * *cancel between chunks (NULL: never cancelled). Fills in the results. Blocking. */
+void actuator_run_job(struct actuator_job *j, const bool *cancel);
+
+/* Called on the event loop's thread for every finished job; it takes ownership of the job. */
+typedef void (*actuator_done_fn)(struct actuator_job *j, void *userdata);
+
+struct actuator;
+
+/* Creates the actuation path. With an event loop e, starts the worker thread and watches its
+ * completions on e; with e NULL, jobs run inline in actuator_submit() and done is called before
+ * it returns. Returns 0 or a negative errno. */
+int actuator_new(sd_event *e, actuator_done_fn done, void *userdata, struct actuator **ret);
+
+/* Queues a job (ownership passes to the actuator, also on error). Drop jobs go before queued
+ * decisions: a stream must be dropped while it is read, an eviction can wait a chunk. Returns
+ * 0, or -ESHUTDOWN once stopping (the job is freed). */
+int actuator_submit(struct actuator *a, struct actuator_job *j);
+
+/* Makes every queued job, and the rest of the running one, dry-run (or not: jobs submitted
+ * with dry_run keep it). For a reload that turns DryRun= on: nothing is written after it. */
+void actuator_set_dry_run(struct actuator *a, bool dry_run);
+
+/* Returns the number of jobs queued or running. */
+unsigned actuator_pending(struct actuator *a);
+
+/* Returns the counts of what the actuation path did so far. */
+struct actuator_stats actuator_get_stats(struct actuator *a);
+
+/* Stops the worker after its current chunk, drops queued jobs without calling done, and frees
+ * everything. NULL is fine. */
+void actuator_free(struct actuator *a);

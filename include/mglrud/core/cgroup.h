@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cgroup.h: one managed cgroup: its identity (cgroup id = directory inode), its open memory
+ * files, the policy the configuration gives it, and the controller state (control.c). */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mglrud/config/config.h"
+#include "mglrud/kernel/cgroup-files.h"
+
+struct cgroup {
+        uint64_t id;                    /* cgroup id (directory inode on cgroup2) */
+        char *path;                     /* "/system.slice/foo.service", "/" for the root */
+        struct cgroup_files files;
+        const struct policy_section *section; /* most specific matching section */
+        struct policy policy;           /* effective policy */
+        uint64_t *covered_ids;          /* unmanaged descendants this cgroup's lru_gen work covers */
+        size_t n_covered;
+        bool seen;                      /* mark for the rescan sweep */
+        bool vanished;                  /* a read saw ENOENT/ENODEV: drop at next rescan */
+        void *userdata;                 /* the controller state (control.c) */
+};
+
+/* Opens the cgroup root/path with id. Returns 0 and a new cgroup, or what cgroup_files_open()
+ * returns. */
+int cgroup_new(const char *root, const char *path, uint64_t id, struct cgroup **ret);
+
+/* Closes files and frees the cgroup (not its userdata). NULL is fine. */
+void cgroup_free(struct cgroup *cg);
+
+/* Reads the cgroup's memory files. Returns 0, -ENOENT when the cgroup vanished (cg->vanished is
+ * set), or another negative errno. */
+int cgroup_read(struct cgroup *cg, uint64_t now_usec, struct cgroup_reading *ret);

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* control.h: one managed cgroup's control cycle: sample, decide (policy/), act through the
+ * actuation path (actuator.h), measure the effect from stat deltas, report. It takes the cycle's
+ * explicit input (cycle.h) and the actuation handle, never the manager. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mglrud/core/actuator.h"
+#include "mglrud/core/cycle.h"
+#include "mglrud/core/cgroup.h"
+#include "mglrud/kernel/lrugen.h"
+
+/* A read-only copy of one managed cgroup's controller state, for the bus, dumps and metrics.
+ * The strings point into the cgroup and static tables: valid until the next cycle or rescan. */
+struct control_snapshot {
+        const char *path;
+        uint64_t id;
+        const char *section;       /* the matching section's glob, "-" if none */
+        const char *mode;          /* configured Mode= */
+        uint64_t cold_age_usec;    /* T */
+        const char *reason;        /* last decision's reason, "paused", or "none" before any */
+        char line[1024];           /* decision_format() of the last decision, "" before any */
+        bool has_estimates;        /* the cold/cooling/warm bytes come from lru_gen */
+        uint64_t cold_bytes[_LRUGEN_NR_TYPES];
+        uint64_t cooling_bytes[_LRUGEN_NR_TYPES];
+        uint64_t warm_bytes[_LRUGEN_NR_TYPES];
+        bool has_psi_some;
+        double psi_some;           /* cgroup PSI some share over the last cycle (0..1) */
+        uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES]; /* measured, cumulative */
+        uint64_t actions, errors;
+        uint64_t stream_files;     /* one-shot stream files dropped (or advised), cumulative */
+        uint64_t stream_dropped_bytes; /* … bytes asked to drop (POSIX_FADV_DONTNEED), cumulative */
+        bool paused;               /* paused for this cgroup (not counting a daemon-wide pause) */
+        char overrides[_POLICY_KEY_MAX][64]; /* runtime overrides, "MaxStep=32M", in key order */
+        size_t n_overrides;
+};
+
+/* Runs sample -> decide -> act -> report for cg with this cycle's input, handing writes to act.
+ * Returns 0 (also when cg vanished: cg->vanished is set), or -ENOMEM. */
+int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct actuator *act);
+
+/* Returns the bytes mglrud reclaimed from cg so far (measured, not requested). */
+uint64_t control_cgroup_reclaimed_bytes(const struct cgroup *cg);
+
+/* Fills *ret with cg's current state (zeros and reason "none" before the first cycle).
+ * Returns 0, or -EINVAL on NULL arguments. */
+int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *ret);
+
+/* Pauses (no decisions, no writes; samples are still taken) or resumes cg. Returns 0 or
+ * -ENOMEM. */
+int control_cgroup_set_paused(struct cgroup *cg, bool paused);
+
+/* Returns true when cg itself is paused (a daemon-wide pause is the caller's to check). */
+bool control_cgroup_paused(const struct cgroup *cg);
+
+/* Applies cg's runtime overrides over cg->policy, once a rescan has set it from the
+ * configuration (so they survive rescans and reloads). */
+void control_cgroup_apply_overrides(struct cgroup *cg);
+
+/* Sets the runtime override of policy key k for cg to value, parsed with the configuration's
+ * own parser, or removes it when value is "" or NULL; cg->policy becomes base (the configured
+ * policy, config_policy_for()) with the overrides applied. Returns 0, -ENOMEM, or -EINVAL
+ * with a static reason in *ret_reason (the parser's, or a MinColdAge/MaxColdAge conflict);
+ * nothing changes on error. */
+int control_cgroup_set_override(struct cgroup *cg, const struct policy *base, enum policy_key k,
+                                const char *value, const char **ret_reason);
+
+/* Computes cg's advisory decision now, without side effects: reads cg, decides on its previous
+ * sample and a copy of its policy state with Mode=advise, and formats the decision into buf
+ * (decision_format()). Nothing is written and the controller state is not changed. Returns 0,
+ * -ENOENT when cg vanished, or another negative errno. */
+int control_cgroup_advise(struct cgroup *cg, const struct cycle_input *in, char *buf, size_t size);
+
+/* Measures and reports a finished job of cg on the event loop's thread; cg is NULL when the
+ * cgroup is no longer managed. A decision job that is not the one cg's state waits for (its
+ * token differs) is dropped unmeasured. Drop jobs are counted into cg's stream figures and
+ * logged. Takes ownership of the job. */
+void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct report_sink *report);
+
+/* Frees the controller state attached to cg->userdata. */
+void control_cgroup_free(struct cgroup *cg);

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* decision-text.h: a policy decision as one human line (dry-run advice, journal, mglructl). */
+#pragma once
+
+#include <stddef.h>
+
+#include "mglrud/policy/policy.h"
+
+/* Formats one human line for the dry-run advice and the journal, e.g.
+ * "cold anon 212M file 40M (idle ≥ 2min), cooling anon 10M file 5M; psi some 0.00%; T=2min;
+ *  would evict 64M (anon 48M via lru_gen max, file 16M via lru_gen 0): cold-generations".
+ * Returns the length it needed (like snprintf; truncated when >= size), or -EINVAL. */
+int decision_format(const struct decision *d, char *buf, size_t size);

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* manager.h: the daemon's state and its cycle: configuration, the managed cgroups (tracked by
+ * cgroup id), the once-per-cycle lru_gen and host readings, the kernel capabilities, the
+ * actuation path, and one control cycle: discover -> sample -> decide -> act -> report. The
+ * manager owns the cycle and hands each piece below it an explicit per-cycle input (cycle.h)
+ * and the actuation handle; nothing below it reaches back. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <systemd/sd-event.h>
+
+#include "mglrud/config/config.h"
+#include "mglrud/core/actuator.h"
+#include "mglrud/core/cgroup.h"
+#include "mglrud/core/control.h"
+#include "mglrud/core/cycle.h"
+#include "mglrud/kernel/lrugen.h"
+#include "mglrud/kernel/memcg.h"
+#include "mglrud/kernel/psi.h"
+#include "mglrud/policy/policy.h"
+#include "mglrud/shared/fileio.h"
+
+/* Settings given on the command line; they win over the config file, also across reloads. */
+struct manager_overrides {
+        const char *cgroup_root, *debugfs_root, *proc_root;
+        uint64_t interval_usec; /* 0 = from config */
+        bool dry_run;           /* --dry-run forces advise everywhere */
+};
+
+struct manager_caps {
+        struct kernel_caps kernel; /* what the policy gets (writes, swappiness, swap, page size) */
+        bool lrugen_read;          /* lru_gen or lru_gen_full readable */
+        bool lrugen_full;          /* reading lru_gen_full (tier counters available) */
+};
+
+struct manager {
+        struct config config;
+        char *config_file, *dropin_dir;
+        struct manager_overrides overrides;
+
+        char *cgroup_root;          /* effective roots */
+        char *debugfs_root;
+        char *proc_root;
+        uint64_t interval_usec;
+        bool dry_run;
+
+        struct cgroup **cgroups;    /* managed cgroups, sorted by id */
+        size_t n_cgroups;
+        bool rescan_needed;
+        uint64_t last_rescan_usec;
+
+        int lrugen_read_fd, lrugen_write_fd;
+        struct read_buf lrugen_buf;
+        struct lrugen lrugen;
+        bool lrugen_valid;          /* this cycle's parse succeeded */
+
+        int host_psi_fd, meminfo_fd, swaps_fd;
+        int inotify_fd;             /* watches every cgroup directory for mkdir/rmdir */
+        bool inotify_full;          /* the watch limit was hit (logged once) */
+        struct host_sample host_prev, host_cur; /* what policy_decide() takes, read once per cycle */
+        bool has_host_prev;
+
+        struct manager_caps caps;
+        struct actuator *actuator;  /* the actuation path (threaded with an event loop) */
+        struct report_sink report;  /* where actions and advice go (set by the program) */
+        uint64_t cycles;
+        uint64_t last_cycle_usec;   /* how long the last manager_cycle() took */
+        bool paused_all;            /* Pause(""): sample every cgroup, act on none */
+        struct streams *streams;    /* one-shot stream protection; NULL without BPF */
+        bool streams_tried;         /* streams_open() was attempted (and reported) */
+};
+
+/* Daemon-wide figures that go with the per-cgroup snapshots (metrics, dump). */
+struct daemon_stats {
+        uint64_t cycles;
+        size_t n_cgroups;
+        uint64_t cycle_usec;     /* duration of the last cycle */
+        uint64_t interval_usec;
+        bool dry_run;
+        bool paused_all;
+        struct actuator_stats actuation;
+};
+
+/* Initializes m with defaults and the overrides; nothing is opened yet. Reports go nowhere
+ * until the program sets m->report. */
+void manager_init(struct manager *m, const struct manager_overrides *o, const char *config_file,
+                  const char *dropin_dir);
+
+/* Loads the configuration, resolves the roots, opens the host files and lru_gen, probes the
+ * kernel, starts the actuation path (a writer thread on event loop e, or inline when e is NULL)
+ * and prepares the discovery of cgroups. Returns 0 or a negative errno. */
+int manager_start(struct manager *m, sd_event *e);
+
+/* Reloads the configuration; on error the old one stays in force. Returns 0 or -errno. */
+int manager_reload(struct manager *m);
+
+/* Runs one control cycle at monotonic time now_usec. Returns 0, or a negative errno on a fatal
+ * error (-ENOMEM); per-cgroup errors are logged and backed off, not returned. */
+int manager_cycle(struct manager *m, uint64_t now_usec);
+
+/* Computes cg's advice now, without side effects (the bus Advise() method). Returns 0 or a
+ * negative errno (-ENOENT: cg vanished); see control_cgroup_advise(). */
+int manager_advise(struct manager *m, struct cgroup *cg, uint64_t now_usec, char *buf,
+                   size_t size);
+
+/* Returns the managed cgroup with this path, or NULL. */
+struct cgroup *manager_find_path(const struct manager *m, const char *path);
+/* Returns the managed cgroup with this cgroup id, or NULL. */
+struct cgroup *manager_find(const struct manager *m, uint64_t id);
+
+/* Takes the daemon stats and a snapshot of every managed cgroup (*ret_snaps is malloc'ed; it
+ * borrows strings from m, see struct control_snapshot). Returns 0 or -ENOMEM. */
+int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,
+                      struct control_snapshot **ret_snaps, size_t *ret_n);
+
+/* Stops the actuation path (the chunk being written finishes) and releases everything. */
+void manager_done(struct manager *m);
+
+/* Returns the one-line summary for sd_notify STATUS= into buf. */
+const char *manager_status(const struct manager *m, char *buf, size_t size);

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The actuation path and the completions: a completion that is not the one the cgroup's state
+ * waits for is dropped; actuator_set_dry_run() stops the writes of jobs already queued; drop
+ * jobs go before queued decisions. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <systemd/sd-event.h>
+
+#include "mglrud/core/actuator.h"
+#include "mglrud/core/control.h"
+#include "mglrud/shared/fileio.h"
+
+static struct decision reclaim_decision(uint64_t bytes) {
+        struct decision d = { .n_reclaims = 1 };
+        d.reclaims[0].bytes = bytes;
+        d.reclaims[0].swappiness = -1;
+        return d;
+}
+
+static void write_at(int dirfd, const char *name, const char *text) {
+        int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, text, strlen(text)), (ssize_t) strlen(text));
+        close(fd);
+}
+
+static struct actuator_job *captured;
+
+/* The actuation path's completion, held back: the job stays "in flight" for its cgroup. */
+static void capture_job(struct actuator_job *j, void *userdata) {
+        assert_null(captured);
+        captured = j;
+}
+
+/* A cgroup's state is waiting for its own job (in flight, token T) when a job of an earlier
+ * incarnation of the cgroup (same id, another token) completes: that completion must not be
+ * counted as the state's action; the state's own job then is. */
+static void test_stale_completion_ignored(void **state) {
+        char dir[] = "/tmp/mglrud-test-control.XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        char cgdir[sizeof dir + 4];
+        snprintf(cgdir, sizeof cgdir, "%s/cg", dir);
+        assert_int_equal(mkdir(cgdir, 0755), 0);
+        int dirfd = open(cgdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(dirfd >= 0);
+        write_at(dirfd, "memory.stat", "anon 536870912\nfile 536870912\npgsteal_proactive 0\n");
+        write_at(dirfd, "memory.current", "1073741824\n");
+        write_at(dirfd, "memory.reclaim", "");
+        struct stat st;
+        assert_int_equal(fstat(dirfd, &st), 0);
+
+        struct cgroup *cg;
+        assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, &cg), 0);
+        policy_init_defaults(&cg->policy);
+        cg->policy.mode = POLICY_MODE_PRESSURE; /* memory.reclaim, the TMO step */
+
+        struct actuator *act;
+        assert_int_equal(actuator_new(NULL, capture_job, NULL, &act), 0);
+        struct kernel_caps caps = { .page_size = 4096, .reclaim_swappiness = true };
+        struct report_sink report = {};
+        struct cycle_input in = { .now_usec = 1000000, .caps = &caps, .lrugen_write_fd = -1,
+                                  .report = &report };
+        /* The first cycle only samples; the second reclaims a TMO step. */
+        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
+        assert_null(captured);
+        in.now_usec += 2000000;
+        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
+        assert_non_null(captured);
+        struct actuator_job *own = captured;
+        assert_true(own->asked_bytes > 0);
+
+        /* The stale job: same cgroup id, submitted for a previous incarnation. */
+        struct decision d = reclaim_decision(4096);
+        struct actuator_job *stale = actuator_job_new(cg->id, cg->path, dirfd, -1, 4096, true, &d);
+        assert_non_null(stale);
+        actuator_run_job(stale, NULL);
+        stale->token = own->token + 1000;
+        control_job_done(cg, stale, &report);
+
+        struct control_snapshot snap;
+        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        assert_int_equal(snap.actions, 0);
+        assert_int_equal(snap.errors, 0);
+
+        /* Its own job is measured and counted. */
+        control_job_done(cg, own, &report);
+        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        assert_int_equal(snap.actions, 1);
+
+        actuator_free(act);
+        control_cgroup_free(cg);
+        cgroup_free(cg);
+        close(dirfd);
+        char cmd[64];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+}
+
+struct done_ctx {
+        unsigned n;
+        struct actuator_job *last;
+};
+
+static void on_job_done(struct actuator_job *j, void *userdata) {
+        struct done_ctx *c = userdata;
+        c->n++;
+        actuator_job_free(c->last);
+        c->last = j;
+}
+
+/* Runs one job with dry_run=false through the writer thread against dir/memory.reclaim (a
+ * plain file here); returns what the file holds afterwards. */
+static char *run_one(int dirfd, bool force_dry_run) {
+        sd_event *e = NULL;
+        struct actuator *a = NULL;
+        struct done_ctx c = {};
+        assert_int_equal(sd_event_new(&e), 0);
+        assert_int_equal(actuator_new(e, on_job_done, &c, &a), 0);
+        actuator_set_dry_run(a, force_dry_run);
+
+        struct decision d = reclaim_decision(8192);
+        struct actuator_job *j = actuator_job_new(1, "/t", dirfd, -1, 4096, false, &d);
+        assert_non_null(j);
+        assert_int_equal(actuator_submit(a, j), 0);
+        for (int i = 0; i < 100 && c.n == 0; i++)
+                assert_true(sd_event_run(e, 100000) >= 0);
+        assert_int_equal(c.n, 1);
+        assert_int_equal(c.last->failed, 0);
+        assert_int_equal(c.last->asked_bytes, 8192);
+        actuator_job_free(c.last);
+        actuator_free(a);
+        sd_event_unref(e);
+
+        struct read_buf b = {};
+        assert_int_equal(read_full_file_at(dirfd, "memory.reclaim", &b), 0);
+        char *text = strdup(b.data);
+        read_buf_free(&b);
+        return text;
+}
+
+static void test_actuator_dry_run_switch(void **state) {
+        (void) state;
+        char dir[] = "/tmp/mglrud-test-control.XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(dirfd >= 0);
+        int fd = openat(dirfd, "memory.reclaim", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        assert_true(fd >= 0);
+        close(fd);
+
+        /* A reload to DryRun=yes: the job decided before it writes nothing. */
+        char *text = run_one(dirfd, true);
+        assert_string_equal(text, "");
+        free(text);
+
+        /* Otherwise the job writes (the control for the check above). */
+        text = run_one(dirfd, false);
+        assert_string_equal(text, "8192");
+        free(text);
+
+        assert_int_equal(unlinkat(dirfd, "memory.reclaim", 0), 0);
+        close(dirfd);
+        assert_int_equal(rmdir(dir), 0);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_stale_completion_ignored),
+                cmocka_unit_test(test_actuator_dry_run_switch),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

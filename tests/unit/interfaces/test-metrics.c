@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* metrics_format() and dump_format() on synthetic snapshots: the exact text, label escaping. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mglrud/interfaces/dump.h"
+#include "mglrud/shared/macro.h"
+#include "mglrud/interfaces/metrics.h"
+
+static const struct daemon_stats stats = {
+        .cycles = 42,
+        .n_cgroups = 2,
+        .cycle_usec = 1500,
+        .interval_usec = 5000000,
+        .actuation = { .jobs = 7, .writes = 12, .failed = 1, .asked_bytes = 50331648 },
+};
+
+/* Two cgroups: one with every figure and a path needing escapes, one without estimates/PSI. */
+static void make_snapshots(struct control_snapshot s[2]) {
+        s[0] = (struct control_snapshot) {
+                .path = "/a\\b \"c\"\nd",
+                .id = 7,
+                .section = "/a*",
+                .mode = "active",
+                .cold_age_usec = 2500000,
+                .reason = "cold-generations",
+                .has_estimates = true,
+                .cold_bytes = { 4096, 8192 },
+                .has_psi_some = true,
+                .psi_some = 0.25,
+                .reclaimed_bytes = { 1048576, 3 },
+                .actions = 5,
+                .errors = 1,
+                .stream_files = 2,
+                .stream_dropped_bytes = 440401920,
+        };
+        s[1] = (struct control_snapshot) {
+                .path = "/b",
+                .id = 8,
+                .section = "/b",
+                .mode = "advise",
+                .cold_age_usec = 60000000,
+                .reason = "none",
+                .paused = true,
+        };
+}
+
+static char *format(snapshot_format_t fmt, const struct control_snapshot *s, size_t n) {
+        char *text = NULL;
+        size_t len;
+        FILE *f = open_memstream(&text, &len);
+        assert_non_null(f);
+        assert_int_equal(fmt(f, &stats, s, n), 0);
+        assert_int_equal(fclose(f), 0);
+        return text;
+}
+
+static void test_metrics_exact(void **state) {
+        struct control_snapshot s[2];
+        make_snapshots(s);
+        _cleanup_free_ char *text = format(metrics_format, s, 2);
+        static const char expected[] =
+                "# HELP mglrud_reclaimed_bytes_total Bytes reclaimed by mglrud, measured from memory.stat.\n"
+                "# TYPE mglrud_reclaimed_bytes_total counter\n"
+                "mglrud_reclaimed_bytes_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\",type=\"anon\"} 1048576\n"
+                "mglrud_reclaimed_bytes_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\",type=\"file\"} 3\n"
+                "mglrud_reclaimed_bytes_total{cgroup=\"/b\",type=\"anon\"} 0\n"
+                "mglrud_reclaimed_bytes_total{cgroup=\"/b\",type=\"file\"} 0\n"
+                "# HELP mglrud_cold_bytes Bytes idle for at least the cold age threshold.\n"
+                "# TYPE mglrud_cold_bytes gauge\n"
+                "mglrud_cold_bytes{cgroup=\"/a\\\\b \\\"c\\\"\\nd\",type=\"anon\"} 4096\n"
+                "mglrud_cold_bytes{cgroup=\"/a\\\\b \\\"c\\\"\\nd\",type=\"file\"} 8192\n"
+                "# HELP mglrud_cold_age_threshold_seconds The adaptive cold age threshold T.\n"
+                "# TYPE mglrud_cold_age_threshold_seconds gauge\n"
+                "mglrud_cold_age_threshold_seconds{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 2.5\n"
+                "mglrud_cold_age_threshold_seconds{cgroup=\"/b\"} 60\n"
+                "# HELP mglrud_pressure_some_ratio Share of the last cycle some task of the cgroup stalled on memory.\n"
+                "# TYPE mglrud_pressure_some_ratio gauge\n"
+                "mglrud_pressure_some_ratio{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 0.25\n"
+                "# HELP mglrud_actions_total Cycles in which mglrud wrote.\n"
+                "# TYPE mglrud_actions_total counter\n"
+                "mglrud_actions_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 5\n"
+                "mglrud_actions_total{cgroup=\"/b\"} 0\n"
+                "# HELP mglrud_errors_total Failed writes.\n"
+                "# TYPE mglrud_errors_total counter\n"
+                "mglrud_errors_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 1\n"
+                "mglrud_errors_total{cgroup=\"/b\"} 0\n"
+                "# HELP mglrud_stream_files_total One-shot stream files whose pages mglrud dropped (or would drop).\n"
+                "# TYPE mglrud_stream_files_total counter\n"
+                "mglrud_stream_files_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 2\n"
+                "mglrud_stream_files_total{cgroup=\"/b\"} 0\n"
+                "# HELP mglrud_stream_dropped_bytes_total Bytes of one-shot streams asked to drop (clean pages only are dropped).\n"
+                "# TYPE mglrud_stream_dropped_bytes_total counter\n"
+                "mglrud_stream_dropped_bytes_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 440401920\n"
+                "mglrud_stream_dropped_bytes_total{cgroup=\"/b\"} 0\n"
+                "# HELP mglrud_cycles_total Control cycles run.\n"
+                "# TYPE mglrud_cycles_total counter\n"
+                "mglrud_cycles_total 42\n"
+                "# HELP mglrud_cgroups_managed Cgroups under management.\n"
+                "# TYPE mglrud_cgroups_managed gauge\n"
+                "mglrud_cgroups_managed 2\n"
+                "# HELP mglrud_cycle_duration_seconds Duration of the last cycle.\n"
+                "# TYPE mglrud_cycle_duration_seconds gauge\n"
+                "mglrud_cycle_duration_seconds 0.0015\n"
+                "# HELP mglrud_writes_total Writes to kernel files (lru_gen, memory.reclaim chunks, stream drops).\n"
+                "# TYPE mglrud_writes_total counter\n"
+                "mglrud_writes_total 12\n"
+                "# HELP mglrud_write_failures_total Writes the kernel refused (a removed cgroup is not counted).\n"
+                "# TYPE mglrud_write_failures_total counter\n"
+                "mglrud_write_failures_total 1\n"
+                "# HELP mglrud_write_asked_bytes_total Bytes the writes asked to evict, reclaim or drop.\n"
+                "# TYPE mglrud_write_asked_bytes_total counter\n"
+                "mglrud_write_asked_bytes_total 50331648\n";
+        assert_string_equal(text, expected);
+}
+
+static void test_metrics_empty(void **state) {
+        _cleanup_free_ char *text = format(metrics_format, NULL, 0);
+        assert_non_null(strstr(text, "# TYPE mglrud_cold_bytes gauge\n# HELP"));
+        assert_non_null(strstr(text, "\nmglrud_cgroups_managed 2\n"));
+        assert_null(strstr(text, "{"));
+}
+
+static void test_dump(void **state) {
+        struct control_snapshot s[2];
+        make_snapshots(s);
+        _cleanup_free_ char *text = format(dump_format, s, 2);
+        assert_non_null(strstr(text, "        Cycles: 42\n"));
+        assert_non_null(strstr(text, "        Writes: 12 (1 failed), asked 48M\n"));
+        assert_non_null(strstr(text, "-> /b\n        Id: 8\n        Section: [/b]\n"
+                                     "        Mode: advise\n        Paused: yes\n"
+                                     "        Cold age (T): 1min\n        Last reason: none\n"));
+        assert_non_null(strstr(text, "        Cold: anon 4K file 8K\n"));
+        assert_non_null(strstr(text, "        Pressure some: 25.00%\n"));
+        assert_non_null(strstr(text, "        Streams dropped: 2 files, 420M\n"));
+        assert_non_null(strstr(text, "        Reclaimed: anon 1M file 3B\n"));
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_metrics_exact),
+                cmocka_unit_test(test_metrics_empty),
+                cmocka_unit_test(test_dump),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

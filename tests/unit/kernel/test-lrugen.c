@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "lrugen-helpers.h"
+
+static void assert_gen(const struct lrugen_gen *g, uint64_t seq, uint32_t age, uint64_t anon,
+                       uint64_t file) {
+        assert_int_equal(g->seq, seq);
+        assert_int_equal(g->age_ms, age);
+        assert_int_equal(g->nr_pages[LRUGEN_ANON], anon);
+        assert_int_equal(g->nr_pages[LRUGEN_FILE], file);
+}
+
+/* The G4/G3/G2 histograms of render-lrugen.py. */
+static void assert_g4(const struct lrugen_lruvec *v) {
+        assert_int_equal(v->nr_gens, 4);
+        assert_gen(&v->gens[0], 101, 61234, 1024, 20480);
+        assert_gen(&v->gens[1], 102, 31000, 512, 4096);
+        assert_gen(&v->gens[2], 103, 1200, 2048, 1024);
+        assert_gen(&v->gens[3], 104, 35, 100, 50);
+}
+
+static void assert_g3(const struct lrugen_lruvec *v) {
+        assert_int_equal(v->nr_gens, 3);
+        assert_gen(&v->gens[0], 7, 40000, 300, 0);
+        assert_gen(&v->gens[1], 8, 9000, 200, 10);
+        assert_gen(&v->gens[2], 9, 12, 50, 60);
+}
+
+static void assert_g2(const struct lrugen_lruvec *v) {
+        assert_int_equal(v->nr_gens, 2);
+        assert_gen(&v->gens[0], 3, 5000, 0, 0);
+        assert_gen(&v->gens[1], 4, 4, 7, 8);
+}
+
+static void test_v7_nonfull(void **state) {
+        _cleanup_(lrugen_done) struct lrugen l = {};
+
+        load("lrugen-7.x/lru_gen", &l);
+        check_invariants(&l);
+        assert_int_equal(l.n_lruvecs, 4);
+        assert_false(l.full);
+        assert_int_equal(l.format, LRUGEN_FORMAT_UNKNOWN);
+
+        const struct lrugen_lruvec *v = find(&l, 1, 0);
+        assert_string_equal(v->path, "/");
+        assert_g4(v);
+        for (unsigned g = 0; g < v->nr_gens; g++) {
+                assert_false(v->gens[g].has_tiers);
+                assert_false(v->gens[g].gone[LRUGEN_ANON] || v->gens[g].gone[LRUGEN_FILE]);
+        }
+        assert_int_equal(v->nr_mm_stats, 0);
+        assert_ptr_equal(&l.lruvecs[0], v);
+
+        v = find(&l, 4242, 0);
+        assert_string_equal(v->path, "/system.slice");
+        assert_g3(v);
+        v = find(&l, UINT64_C(4294967297), 0);
+        assert_string_equal(v->path, "/system.slice/my app.service");
+        assert_g2(v);
+        v = find(&l, UINT64_MAX, 0);
+        assert_string_equal(v->path, "/user.slice/ trailing space ");
+        assert_g3(v);
+
+        assert_null(lookup(&l, 1, 1));
+        assert_null(lookup(&l, 2, 0));
+        assert_ptr_equal(lrugen_find_path(&l, "/system.slice/my app.service"), lookup(&l, UINT64_C(4294967297), 0));
+        assert_null(lrugen_find_path(&l, "/system.slice/my"));
+}
+
+static void test_v7_two_nodes(void **state) {
+        _cleanup_(lrugen_done) struct lrugen l = {};
+        const struct lrugen_lruvec *first = NULL;
+
+        load("lrugen-7.x/lru_gen.two-nodes", &l);
+        check_invariants(&l);
+        assert_int_equal(l.n_lruvecs, 4);
+        assert_g4(find(&l, 1, 0));
+        assert_g2(find(&l, 1, 1));
+        assert_string_equal(find(&l, 1, 1)->path, "/");
+        assert_int_equal(lrugen_find_memcg(&l, 77, &first), 2);
+        assert_ptr_equal(first, find(&l, 77, 0));
+        assert_int_equal(first[1].node, 1);
+        assert_string_equal(first[1].path, "/a b/c  d");
+        assert_g3(&first[1]);
+        first = NULL;
+        assert_int_equal(lrugen_find_memcg(&l, 78, &first), 0);
+        assert_null(first);
+        assert_int_equal(lrugen_find_memcg(&l, 0, NULL), 0);
+}
+
+static void test_duplicates(void **state) {
+        _cleanup_(lrugen_done) struct lrugen l = {};
+
+        load("lrugen-7.x/lru_gen.duplicates", &l);
+        check_invariants(&l);
+        assert_int_equal(l.n_lruvecs, 3);
+        const struct lrugen_lruvec *v = find(&l, 77, 0);
+        assert_string_equal(v->path, "/new"); /* the later copy wins */
+        assert_int_equal(v->nr_gens, 2);
+        assert_gen(&v->gens[0], 8, 9500, 1, 2);
+        assert_gen(&v->gens[1], 9, 13, 3, 4);
+        assert_g2(find(&l, 90, 0));
+        assert_null(lrugen_find_path(&l, "/old"));
+
+        load("lrugen-6.1/lru_gen.duplicates", &l);
+        check_invariants(&l);
+        assert_int_equal(l.n_lruvecs, 2);
+        assert_g3(find(&l, 1, 0));
+        assert_g2(find(&l, 5, 0));
+}
+
+static void test_memcg_disabled(void **state) {
+        _cleanup_(lrugen_done) struct lrugen l = {};
+
+        load("lrugen-7.x/lru_gen.memcg-disabled", &l);
+        assert_int_equal(l.n_lruvecs, 0);
+        load("lrugen-6.1/lru_gen.memcg-disabled", &l);
+        assert_int_equal(l.n_lruvecs, 0);
+        assert_null(lookup(&l, 0, 0));
+}
+
+static void test_v7_full(void **state) {
+        _cleanup_(lrugen_done) struct lrugen l = {};
+
+        load("lrugen-7.x/lru_gen_full", &l);
+        check_invariants(&l);
+        assert_true(l.full);
+        assert_int_equal(l.format, LRUGEN_FORMAT_V7);
+        assert_int_equal(l.n_lruvecs, 2);
+
+        /* min_seq: anon 102, file 101 */
+        const struct lrugen_lruvec *v = find(&l, 1, 0);
+        assert_g4(v);
+        assert_true(v->gens[0].gone[LRUGEN_ANON]);
+        assert_false(v->gens[0].gone[LRUGEN_FILE]);
+        for (unsigned g = 1; g < 4; g++)
+                assert_false(v->gens[g].gone[LRUGEN_ANON] || v->gens[g].gone[LRUGEN_FILE]);
+        for (unsigned g = 0; g < 4; g++)
+                assert_true(v->gens[g].has_tiers);
+
+        /* gen 101: file is at min_seq (rep), anon has nothing (xxx) */
+        const struct lrugen_tier *t = &v->gens[0].tiers[2];
+        assert_int_equal(t->kind[LRUGEN_ANON], LRUGEN_TIER_NONE);
+        assert_int_equal(t->kind[LRUGEN_FILE], LRUGEN_TIER_REP);
+        assert_int_equal(t->val[LRUGEN_FILE][0], 220);
+        assert_int_equal(t->val[LRUGEN_FILE][1], 221);
+        assert_int_equal(t->val[LRUGEN_FILE][2], 222);
+        /* gen 102: anon min_seq */
+        t = &v->gens[1].tiers[3];
+        assert_int_equal(t->kind[LRUGEN_ANON], LRUGEN_TIER_REP);
+        assert_int_equal(t->val[LRUGEN_ANON][2], 132);
+        assert_int_equal(t->kind[LRUGEN_FILE], LRUGEN_TIER_NONE);
+        assert_int_equal(v->gens[2].tiers[0].kind[LRUGEN_ANON], LRUGEN_TIER_NONE);
+        /* max_seq: R T x */
+        t = &v->gens[3].tiers[1];
+        assert_int_equal(t->kind[LRUGEN_ANON], LRUGEN_TIER_RT);
+        assert_int_equal(t->kind[LRUGEN_FILE], LRUGEN_TIER_RT);
+        assert_int_equal(t->val[LRUGEN_ANON][0], 110);
+        assert_int_equal(t->val[LRUGEN_ANON][1], 111);
+        assert_int_equal(t->val[LRUGEN_ANON][2], 0);
+        assert_int_equal(t->val[LRUGEN_FILE][1], 211);
+
+        assert_int_equal(v->nr_mm_stats, 4);
+        assert_int_equal(v->mm_stats[0], 123456);
+        assert_int_equal(v->mm_stats[1], 2345);
+        assert_int_equal(v->mm_stats[2], 800);
+        assert_int_equal(v->mm_stats[3], 120);
+
+        /* A young lruvec: seq 0..3, min_seq anon 0, file 1. */
+        v = find(&l, UINT64_C(4294967297), 0);
+        assert_string_equal(v->path, "/system.slice/my app.service");
+        assert_int_equal(v->nr_gens, 4);
+        assert_gen(&v->gens[0], 0, 90000, 10, 0);
+        assert_false(v->gens[0].gone[LRUGEN_ANON]);
+        assert_true(v->gens[0].gone[LRUGEN_FILE]);
+        assert_int_equal(v->gens[v->nr_gens - 1].seq, 3);
+}
+
+static void test_v7_full_variants(void **state) {
+        _cleanup_(lrugen_done) struct lrugen l = {};
+
+        load("lrugen-7.x/lru_gen_full.no-mm", &l);
+        check_invariants(&l);
+        assert_true(l.full);
+        assert_int_equal(l.format, LRUGEN_FORMAT_V7);
+        assert_int_equal(find(&l, 1, 0)->nr_mm_stats, 0);
+        assert_g4(find(&l, 1, 0));
+
+        /* CONFIG_LRU_GEN_STATS: rep on every older generation, lowercase mm lines (not kept). */
+        load("lrugen-7.x/lru_gen_full.stats", &l);
+        check_invariants(&l);
+        const struct lrugen_lruvec *v = find(&l, 1, 0);
+        assert_int_equal(v->nr_mm_stats, 0);
+        for (unsigned g = 0; g < 3; g++)
+                for (int tier = 0; tier < LRUGEN_MAX_NR_TIERS; tier++)
+                        assert_int_equal(v->gens[g].tiers[tier].kind[LRUGEN_FILE], LRUGEN_TIER_REP);
+        assert_int_equal(v->gens[3].tiers[0].kind[LRUGEN_FILE], LRUGEN_TIER_RT);
+        assert_true(v->gens[0].gone[LRUGEN_FILE] && v->gens[1].gone[LRUGEN_FILE]);
+        assert_false(v->gens[2].gone[LRUGEN_FILE]);
+}
+
+static void test_v61(void **state) {
+        _cleanup_(lrugen_done) struct lrugen l = {};
+
+        load("lrugen-6.1/lru_gen", &l);
+        check_invariants(&l);
+        assert_false(l.full);
+        assert_int_equal(l.n_lruvecs, 3); /* the id-0 zombie is dropped */
+        assert_g4(find(&l, 1, 0));
+        assert_string_equal(find(&l, 1, 0)->path, "/");
+        assert_g3(find(&l, 12, 0));
+        assert_string_equal(find(&l, 65535, 0)->path, "/system.slice/my app.service");
+        assert_null(lookup(&l, 0, 0));
+        assert_null(lrugen_find_path(&l, "/system.slice/gone.service"));
+}
+
+static void test_v61_full(void **state) {
+        _cleanup_(lrugen_done) struct lrugen l = {};
+
+        load("lrugen-6.1/lru_gen_full", &l);
+        check_invariants(&l);
+        assert_true(l.full);
+        assert_int_equal(l.format, LRUGEN_FORMAT_V6);
+        assert_int_equal(l.n_lruvecs, 3);
+
+        /* min_seq anon 101, file 102 */
+        const struct lrugen_lruvec *v = find(&l, 1, 0);
+        assert_g4(v);
+        assert_false(v->gens[0].gone[LRUGEN_ANON]);
+        assert_true(v->gens[0].gone[LRUGEN_FILE]);
+        assert_int_equal(v->gens[0].tiers[0].kind[LRUGEN_ANON], LRUGEN_TIER_REP);
+        assert_int_equal(v->gens[0].tiers[0].val[LRUGEN_ANON][2], 0); /* 6.1: protected[tier - 1] */
+        assert_int_equal(v->gens[0].tiers[1].val[LRUGEN_ANON][2], 112);
+        assert_int_equal(v->gens[0].tiers[0].kind[LRUGEN_FILE], LRUGEN_TIER_NONE);
+        assert_int_equal(v->gens[1].tiers[2].kind[LRUGEN_FILE], LRUGEN_TIER_REP);
+        assert_int_equal(v->gens[3].tiers[3].kind[LRUGEN_ANON], LRUGEN_TIER_RT);
+        assert_int_equal(v->gens[3].tiers[3].val[LRUGEN_ANON][0], 130);
+        assert_int_equal(v->gens[3].tiers[3].val[LRUGEN_ANON][1], 131);
+        assert_int_equal(v->nr_mm_stats, 6);
+        const uint64_t loynfa[] = { 123456, 100000, 2345, 900, 800, 120 };
+        for (int i = 0; i < 6; i++)
+                assert_int_equal(v->mm_stats[i], loynfa[i]);
+
+        assert_int_equal(lrugen_find_memcg(&l, 3, NULL), 2);
+        assert_string_equal(find(&l, 3, 1)->path, "/with space");
+        assert_null(lrugen_find_path(&l, "/dying"));
+}
+
+static void test_boundaries(void **state) {
+        _cleanup_(lrugen_done) struct lrugen l = {};
+
+        assert_int_equal(parse_str("memcg 1 /\n node     0\n 1 4294967295 18446744073709551615 0 \n", &l), 0);
+        const struct lrugen_lruvec *v = find(&l, 1, 0);
+        assert_int_equal(v->gens[0].age_ms, UINT32_MAX);
+        assert_true(v->gens[0].nr_pages[LRUGEN_ANON] == UINT64_MAX);
+
+        /* Fields wider than %10lu shift columns; tokens still line up. */
+        assert_int_equal(parse_str("memcg 1 /\n node 2147483647\n 12345678901 1 22345678901x 3\n", &l), 0);
+        v = find(&l, 1, INT32_MAX);
+        assert_int_equal(v->gens[0].seq, UINT64_C(12345678901));
+        assert_true(v->gens[0].gone[LRUGEN_ANON]);
+
+        /* A path that is one character, a path full of odd bytes. */
+        assert_int_equal(parse_str("memcg 7 /a\tb\x01\xff\n node 0\n 1 2 3 4\n", &l), 0);
+        assert_string_equal(find(&l, 7, 0)->path, "/a\tb\x01\xff");
+}
+
+static void test_reuse(void **state) {
+        _cleanup_(lrugen_done) struct lrugen l = {};
+
+        for (int i = 0; i < 3; i++) {
+                load("lrugen-7.x/lru_gen", &l);
+                assert_int_equal(l.n_lruvecs, 4);
+                load("lrugen-6.1/lru_gen_full", &l);
+                assert_int_equal(l.n_lruvecs, 3);
+                assert_string_equal(find(&l, 3, 0)->path, "/with space");
+                /* A failed parse leaves it empty, not half-filled or stale. */
+                assert_int_equal(parse_str("memcg 1 /\n node     0\n", &l), -EINVAL);
+                assert_int_equal(l.n_lruvecs, 0);
+                assert_false(l.full);
+                assert_int_equal(l.format, LRUGEN_FORMAT_UNKNOWN);
+                assert_null(lookup(&l, 1, 0));
+        }
+        lrugen_done(&l);
+        lrugen_done(&l);
+        lrugen_done(NULL);
+}
+
+static void test_read(void **state) {
+        _cleanup_(lrugen_done) struct lrugen l = {};
+        _cleanup_(read_buf_free) struct read_buf text = {}, buf = {};
+
+        assert_int_equal(fixture_read("lrugen-7.x/lru_gen_full", &text), 0);
+        int fd = fixture_memfd(text.data, text.len);
+        assert_true(fd >= 0);
+        for (int i = 0; i < 2; i++) {
+                assert_int_equal(lrugen_read(fd, &buf, &l), 0);
+                assert_int_equal(l.n_lruvecs, 2);
+                assert_g4(find(&l, 1, 0));
+        }
+        close(fd);
+        assert_int_equal(lrugen_read(fd, &buf, &l), -EBADF);
+        assert_int_equal(l.n_lruvecs, 0);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_v7_nonfull),
+                cmocka_unit_test(test_v7_two_nodes),
+                cmocka_unit_test(test_duplicates),
+                cmocka_unit_test(test_memcg_disabled),
+                cmocka_unit_test(test_v7_full),
+                cmocka_unit_test(test_v7_full_variants),
+                cmocka_unit_test(test_v61),
+                cmocka_unit_test(test_v61_full),
+                cmocka_unit_test(test_boundaries),
+                cmocka_unit_test(test_reuse),
+                cmocka_unit_test(test_read),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
