@@ -17,7 +17,7 @@ void read_buf_free(struct read_buf *b) {
         *b = (struct read_buf) {};
 }
 
-static int read_buf_reserve(struct read_buf *b, size_t want) {
+int read_buf_reserve(struct read_buf *b, size_t want) {
         if (b->cap >= want)
                 return 0;
         size_t cap = b->cap ? b->cap : 4096;

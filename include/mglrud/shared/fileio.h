@@ -16,6 +16,9 @@ struct read_buf {
 
 void read_buf_free(struct read_buf *b);
 
+/* Grows b to hold at least want bytes (powers of two from 4 KiB). Returns 0 or -ENOMEM. */
+int read_buf_reserve(struct read_buf *b, size_t want);
+
 /* Reads the whole file behind fd from offset 0 into b (growing it as needed) with pread, so the
  * fd can be kept open across cycles. Returns 0, or a negative errno (-ENOENT/-ENODEV when the
  * cgroup behind it vanished). */

@@ -37,11 +37,13 @@ static inline void check_invariants(const struct lrugen *l) {
         for (size_t i = 0; i < l->n_lruvecs; i++) {
                 const struct lrugen_lruvec *v = &l->lruvecs[i];
                 assert_true(v->memcg_id != 0);
-                assert_non_null(v->path);
-                assert_true(v->path[0] == '/');
-                assert_true(v->path >= l->paths && v->path < l->paths + l->paths_len);
+                assert_true(v->path_off < l->paths_len);
+                assert_true(lrugen_path(l, v)[0] == '/');
                 assert_in_range(v->nr_gens, 1, LRUGEN_MAX_NR_GENS);
-                assert_true(v->nr_mm_stats == 0 || v->nr_mm_stats == 4 || v->nr_mm_stats == 6);
+                for (int t = 0; t < _LRUGEN_NR_TYPES; t++) {
+                        assert_true(v->tiers_gen[t] >= -1 && v->tiers_gen[t] < (int) v->nr_gens);
+                        assert_true(v->tiers_gen[t] < 0 || v->gens[v->tiers_gen[t]].has_tiers);
+                }
                 for (unsigned g = 1; g < v->nr_gens; g++)
                         assert_true(v->gens[g].seq == v->gens[g - 1].seq + 1);
                 if (i > 0) {

@@ -52,23 +52,24 @@ static void test_v7_nonfull(void **state) {
         assert_int_equal(l.format, LRUGEN_FORMAT_UNKNOWN);
 
         const struct lrugen_lruvec *v = find(&l, 1, 0);
-        assert_string_equal(v->path, "/");
+        assert_string_equal(lrugen_path(&l, v), "/");
         assert_g4(v);
         for (unsigned g = 0; g < v->nr_gens; g++) {
                 assert_false(v->gens[g].has_tiers);
                 assert_false(v->gens[g].gone[LRUGEN_ANON] || v->gens[g].gone[LRUGEN_FILE]);
         }
-        assert_int_equal(v->nr_mm_stats, 0);
+        assert_int_equal(v->tiers_gen[LRUGEN_ANON], -1);
+        assert_int_equal(v->tiers_gen[LRUGEN_FILE], -1);
         assert_ptr_equal(&l.lruvecs[0], v);
 
         v = find(&l, 4242, 0);
-        assert_string_equal(v->path, "/system.slice");
+        assert_string_equal(lrugen_path(&l, v), "/system.slice");
         assert_g3(v);
         v = find(&l, UINT64_C(4294967297), 0);
-        assert_string_equal(v->path, "/system.slice/my app.service");
+        assert_string_equal(lrugen_path(&l, v), "/system.slice/my app.service");
         assert_g2(v);
         v = find(&l, UINT64_MAX, 0);
-        assert_string_equal(v->path, "/user.slice/ trailing space ");
+        assert_string_equal(lrugen_path(&l, v), "/user.slice/ trailing space ");
         assert_g3(v);
 
         assert_null(lookup(&l, 1, 1));
@@ -86,11 +87,11 @@ static void test_v7_two_nodes(void **state) {
         assert_int_equal(l.n_lruvecs, 4);
         assert_g4(find(&l, 1, 0));
         assert_g2(find(&l, 1, 1));
-        assert_string_equal(find(&l, 1, 1)->path, "/");
+        assert_string_equal(lrugen_path(&l, find(&l, 1, 1)), "/");
         assert_int_equal(lrugen_find_memcg(&l, 77, &first), 2);
         assert_ptr_equal(first, find(&l, 77, 0));
         assert_int_equal(first[1].node, 1);
-        assert_string_equal(first[1].path, "/a b/c  d");
+        assert_string_equal(lrugen_path(&l, &first[1]), "/a b/c  d");
         assert_g3(&first[1]);
         first = NULL;
         assert_int_equal(lrugen_find_memcg(&l, 78, &first), 0);
@@ -105,7 +106,7 @@ static void test_duplicates(void **state) {
         check_invariants(&l);
         assert_int_equal(l.n_lruvecs, 3);
         const struct lrugen_lruvec *v = find(&l, 77, 0);
-        assert_string_equal(v->path, "/new"); /* the later copy wins */
+        assert_string_equal(lrugen_path(&l, v), "/new"); /* the later copy wins */
         assert_int_equal(v->nr_gens, 2);
         assert_gen(&v->gens[0], 8, 9500, 1, 2);
         assert_gen(&v->gens[1], 9, 13, 3, 4);
@@ -148,37 +149,21 @@ static void test_v7_full(void **state) {
         for (unsigned g = 0; g < 4; g++)
                 assert_true(v->gens[g].has_tiers);
 
-        /* gen 101: file is at min_seq (rep), anon has nothing (xxx) */
-        const struct lrugen_tier *t = &v->gens[0].tiers[2];
-        assert_int_equal(t->kind[LRUGEN_ANON], LRUGEN_TIER_NONE);
-        assert_int_equal(t->kind[LRUGEN_FILE], LRUGEN_TIER_REP);
-        assert_int_equal(t->val[LRUGEN_FILE][0], 220);
-        assert_int_equal(t->val[LRUGEN_FILE][1], 221);
-        assert_int_equal(t->val[LRUGEN_FILE][2], 222);
-        /* gen 102: anon min_seq */
-        t = &v->gens[1].tiers[3];
-        assert_int_equal(t->kind[LRUGEN_ANON], LRUGEN_TIER_REP);
-        assert_int_equal(t->val[LRUGEN_ANON][2], 132);
-        assert_int_equal(t->kind[LRUGEN_FILE], LRUGEN_TIER_NONE);
-        assert_int_equal(v->gens[2].tiers[0].kind[LRUGEN_ANON], LRUGEN_TIER_NONE);
-        /* max_seq: R T x */
-        t = &v->gens[3].tiers[1];
-        assert_int_equal(t->kind[LRUGEN_ANON], LRUGEN_TIER_RT);
-        assert_int_equal(t->kind[LRUGEN_FILE], LRUGEN_TIER_RT);
-        assert_int_equal(t->val[LRUGEN_ANON][0], 110);
-        assert_int_equal(t->val[LRUGEN_ANON][1], 111);
-        assert_int_equal(t->val[LRUGEN_ANON][2], 0);
-        assert_int_equal(t->val[LRUGEN_FILE][1], 211);
-
-        assert_int_equal(v->nr_mm_stats, 4);
-        assert_int_equal(v->mm_stats[0], 123456);
-        assert_int_equal(v->mm_stats[1], 2345);
-        assert_int_equal(v->mm_stats[2], 800);
-        assert_int_equal(v->mm_stats[3], 120);
+        /* gen 101 (index 0): file is at min_seq (rep), anon has nothing (xxx); gen 102: anon
+         * min_seq. The r/e counts of those generations are kept, p and the R/T averages of
+         * max_seq and the TYFA line are checked, not kept. */
+        assert_int_equal(v->tiers_gen[LRUGEN_FILE], 0);
+        assert_int_equal(v->tiers_gen[LRUGEN_ANON], 1);
+        for (int tier = 0; tier < LRUGEN_MAX_NR_TIERS; tier++) {
+                assert_int_equal(v->tiers[LRUGEN_FILE].refaulted[tier], 200 + 10 * tier);
+                assert_int_equal(v->tiers[LRUGEN_FILE].evicted[tier], 201 + 10 * tier);
+                assert_int_equal(v->tiers[LRUGEN_ANON].refaulted[tier], 100 + 10 * tier);
+                assert_int_equal(v->tiers[LRUGEN_ANON].evicted[tier], 101 + 10 * tier);
+        }
 
         /* A young lruvec: seq 0..3, min_seq anon 0, file 1. */
         v = find(&l, UINT64_C(4294967297), 0);
-        assert_string_equal(v->path, "/system.slice/my app.service");
+        assert_string_equal(lrugen_path(&l, v), "/system.slice/my app.service");
         assert_int_equal(v->nr_gens, 4);
         assert_gen(&v->gens[0], 0, 90000, 10, 0);
         assert_false(v->gens[0].gone[LRUGEN_ANON]);
@@ -193,18 +178,15 @@ static void test_v7_full_variants(void **state) {
         check_invariants(&l);
         assert_true(l.full);
         assert_int_equal(l.format, LRUGEN_FORMAT_V7);
-        assert_int_equal(find(&l, 1, 0)->nr_mm_stats, 0);
+        assert_int_equal(find(&l, 1, 0)->tiers_gen[LRUGEN_FILE], 0);
         assert_g4(find(&l, 1, 0));
 
         /* CONFIG_LRU_GEN_STATS: rep on every older generation, lowercase mm lines (not kept). */
         load("lrugen-7.x/lru_gen_full.stats", &l);
         check_invariants(&l);
         const struct lrugen_lruvec *v = find(&l, 1, 0);
-        assert_int_equal(v->nr_mm_stats, 0);
-        for (unsigned g = 0; g < 3; g++)
-                for (int tier = 0; tier < LRUGEN_MAX_NR_TIERS; tier++)
-                        assert_int_equal(v->gens[g].tiers[tier].kind[LRUGEN_FILE], LRUGEN_TIER_REP);
-        assert_int_equal(v->gens[3].tiers[0].kind[LRUGEN_FILE], LRUGEN_TIER_RT);
+        /* r/e on gens 0..2: the oldest is the type's min_seq, the one kept. */
+        assert_int_equal(v->tiers_gen[LRUGEN_FILE], 0);
         assert_true(v->gens[0].gone[LRUGEN_FILE] && v->gens[1].gone[LRUGEN_FILE]);
         assert_false(v->gens[2].gone[LRUGEN_FILE]);
 }
@@ -217,9 +199,9 @@ static void test_v61(void **state) {
         assert_false(l.full);
         assert_int_equal(l.n_lruvecs, 3); /* the id-0 zombie is dropped */
         assert_g4(find(&l, 1, 0));
-        assert_string_equal(find(&l, 1, 0)->path, "/");
+        assert_string_equal(lrugen_path(&l, find(&l, 1, 0)), "/");
         assert_g3(find(&l, 12, 0));
-        assert_string_equal(find(&l, 65535, 0)->path, "/system.slice/my app.service");
+        assert_string_equal(lrugen_path(&l, find(&l, 65535, 0)), "/system.slice/my app.service");
         assert_null(lookup(&l, 0, 0));
         assert_null(lrugen_find_path(&l, "/system.slice/gone.service"));
 }
@@ -238,21 +220,15 @@ static void test_v61_full(void **state) {
         assert_g4(v);
         assert_false(v->gens[0].gone[LRUGEN_ANON]);
         assert_true(v->gens[0].gone[LRUGEN_FILE]);
-        assert_int_equal(v->gens[0].tiers[0].kind[LRUGEN_ANON], LRUGEN_TIER_REP);
-        assert_int_equal(v->gens[0].tiers[0].val[LRUGEN_ANON][2], 0); /* 6.1: protected[tier - 1] */
-        assert_int_equal(v->gens[0].tiers[1].val[LRUGEN_ANON][2], 112);
-        assert_int_equal(v->gens[0].tiers[0].kind[LRUGEN_FILE], LRUGEN_TIER_NONE);
-        assert_int_equal(v->gens[1].tiers[2].kind[LRUGEN_FILE], LRUGEN_TIER_REP);
-        assert_int_equal(v->gens[3].tiers[3].kind[LRUGEN_ANON], LRUGEN_TIER_RT);
-        assert_int_equal(v->gens[3].tiers[3].val[LRUGEN_ANON][0], 130);
-        assert_int_equal(v->gens[3].tiers[3].val[LRUGEN_ANON][1], 131);
-        assert_int_equal(v->nr_mm_stats, 6);
-        const uint64_t loynfa[] = { 123456, 100000, 2345, 900, 800, 120 };
-        for (int i = 0; i < 6; i++)
-                assert_int_equal(v->mm_stats[i], loynfa[i]);
+        assert_int_equal(v->tiers_gen[LRUGEN_ANON], 0);
+        assert_int_equal(v->tiers_gen[LRUGEN_FILE], 1);
+        assert_int_equal(v->tiers[LRUGEN_ANON].refaulted[1], 110);
+        assert_int_equal(v->tiers[LRUGEN_ANON].evicted[1], 111);
+        assert_int_equal(v->tiers[LRUGEN_FILE].refaulted[2], 220);
+        assert_int_equal(v->tiers[LRUGEN_FILE].evicted[3], 231);
 
         assert_int_equal(lrugen_find_memcg(&l, 3, NULL), 2);
-        assert_string_equal(find(&l, 3, 1)->path, "/with space");
+        assert_string_equal(lrugen_path(&l, find(&l, 3, 1)), "/with space");
         assert_null(lrugen_find_path(&l, "/dying"));
 }
 
@@ -272,7 +248,7 @@ static void test_boundaries(void **state) {
 
         /* A path that is one character, a path full of odd bytes. */
         assert_int_equal(parse_str("memcg 7 /a\tb\x01\xff\n node 0\n 1 2 3 4\n", &l), 0);
-        assert_string_equal(find(&l, 7, 0)->path, "/a\tb\x01\xff");
+        assert_string_equal(lrugen_path(&l, find(&l, 7, 0)), "/a\tb\x01\xff");
 }
 
 static void test_reuse(void **state) {
@@ -283,7 +259,7 @@ static void test_reuse(void **state) {
                 assert_int_equal(l.n_lruvecs, 4);
                 load("lrugen-6.1/lru_gen_full", &l);
                 assert_int_equal(l.n_lruvecs, 3);
-                assert_string_equal(find(&l, 3, 0)->path, "/with space");
+                assert_string_equal(lrugen_path(&l, find(&l, 3, 0)), "/with space");
                 /* A failed parse leaves it empty, not half-filled or stale. */
                 assert_int_equal(parse_str("memcg 1 /\n node     0\n", &l), -EINVAL);
                 assert_int_equal(l.n_lruvecs, 0);
