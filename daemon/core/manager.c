@@ -65,6 +65,7 @@ void manager_done(struct manager *m) {
         closep_reset(&m->swaps_fd);
         closep_reset(&m->inotify_fd);
         read_buf_free(&m->lrugen_buf);
+        control_scratch_done(&m->scratch);
         lrugen_done(&m->lrugen);
         config_done(&m->config);
         free(m->config_file);
@@ -413,7 +414,7 @@ out:
 /* ---- sampling ---- */
 
 /* Fills *ret with this cycle's input for the pieces below the manager (limits is its storage). */
-static void manager_cycle_input(const struct manager *m, uint64_t now_usec,
+static void manager_cycle_input(struct manager *m, uint64_t now_usec,
                                 struct host_limits *limits, struct cycle_input *ret) {
         *limits = (struct host_limits) { .full_limit = m->config.host_full_limit,
                                          .min_available = m->config.host_min_available };
@@ -429,6 +430,7 @@ static void manager_cycle_input(const struct manager *m, uint64_t now_usec,
                 .dry_run = m->dry_run,
                 .paused_all = m->paused_all,
                 .report = &m->report,
+                .scratch = &m->scratch,
         };
 }
 

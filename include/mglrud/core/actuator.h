@@ -48,7 +48,9 @@ struct actuator_job {
         bool dry_run;
         const bool *force_dry_run; /* set by actuator_submit(): a reload switched to dry-run */
         bool advise_ageing;     /* Mode=advise: only the ageing commands, nothing to report */
-        struct decision decision;           /* ACTUATOR_JOB_DECISION */
+        struct decision_summary decision;   /* ACTUATOR_JOB_DECISION: what was decided, with its
+                                             * memory.reclaim writes; its lru_gen commands are
+                                             * cmds (a job holds only those it has) */
         struct actuator_drop *drops;        /* ACTUATOR_JOB_DROP */
         size_t n_drops;
         uint64_t submitted_usec;
@@ -63,6 +65,9 @@ struct actuator_job {
         uint64_t finished_usec;
 
         struct actuator_job *next;
+
+        size_t n_cmds;
+        struct lrugen_cmd cmds[];           /* the decision's lru_gen commands, in order */
 };
 
 /* What the actuation path did since start, over every job (for the metrics and the dump). */
@@ -73,8 +78,8 @@ struct actuator_stats {
         uint64_t asked_bytes;   /* bytes asked to evict, reclaim or drop */
 };
 
-/* Returns a new decision job for cgroup id with dup()s of dirfd and lrugen_fd (-1 allowed), or
- * NULL on OOM or when the descriptors cannot be duplicated. */
+/* Returns a new decision job for cgroup id with d's summary and commands and dup()s of dirfd
+ * and lrugen_fd (-1 allowed), or NULL on OOM or when the descriptors cannot be duplicated. */
 struct actuator_job *actuator_job_new(uint64_t cgroup_id, const char *path, int dirfd,
                                       int lrugen_fd, uint64_t page_size, bool dry_run,
                                       const struct decision *d);
