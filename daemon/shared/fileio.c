@@ -65,6 +65,29 @@ int read_full_fd(int fd, struct read_buf *b) {
         return 0;
 }
 
+int read_fd_into(int fd, char *buf, size_t size, size_t *ret_len) {
+        size_t off = 0;
+
+        if (size < 2)
+                return -EINVAL;
+        for (;;) {
+                if (off == size - 1)
+                        return -EFBIG; /* full: there may be more; the caller reads it whole */
+                ssize_t n = pread(fd, buf + off, size - 1 - off, (off_t) off);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (n == 0)
+                        break;
+                off += (size_t) n;
+        }
+        buf[off] = '\0';
+        *ret_len = off;
+        return 0;
+}
+
 int read_full_file_at(int dirfd, const char *path, struct read_buf *b) {
         _cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)

@@ -24,6 +24,11 @@ int read_buf_reserve(struct read_buf *b, size_t want);
  * cgroup behind it vanished). */
 int read_full_fd(int fd, struct read_buf *b);
 
+/* Reads the whole file behind fd from offset 0 into buf (size bytes: at most size - 1 of data,
+ * then a NUL), like read_full_fd() but without allocating. Sets *ret_len. Returns 0, -EFBIG
+ * when the file does not fit, or a negative errno. */
+int read_fd_into(int fd, char *buf, size_t size, size_t *ret_len);
+
 /* Opens path (relative to dirfd when not AT_FDCWD) read-only and reads it whole.
  * Returns 0, or a negative errno. */
 int read_full_file_at(int dirfd, const char *path, struct read_buf *b);
@@ -38,14 +43,27 @@ int write_string_file_at(int dirfd, const char *path, const char *s);
 /* Returns true if errno value err (positive or negative) means "the cgroup went away". */
 bool errno_is_vanished(int err);
 
+/* What READ_AND_PARSE reads on the stack: every per-cgroup file (memory.stat is ~2 KiB) and
+ * /proc/meminfo fit; a bigger file goes to the heap. */
+#define READ_SMALL_MAX 8192
+
 /* Reads the whole file behind fd from offset 0 and hands it to parse(buf, len, ret): the one
- * shape of every reader's *_read(). Evaluates to 0 or a negative errno. */
+ * shape of every reader's *_read(). They run for every managed cgroup every cycle: the text is
+ * read into a stack buffer, the heap is used only for a file that does not fit. Evaluates to 0
+ * or a negative errno. */
 #define READ_AND_PARSE(fd, parse, ret)                                          \
         ({                                                                      \
-                struct read_buf _b_ = {};                                       \
-                int _r_ = read_full_fd((fd), &_b_);                             \
+                char _s_[READ_SMALL_MAX];                                       \
+                size_t _n_ = 0;                                                 \
+                int _r_ = read_fd_into((fd), _s_, sizeof _s_, &_n_);            \
                 if (_r_ >= 0)                                                   \
-                        _r_ = parse(_b_.data, _b_.len, (ret));                  \
-                read_buf_free(&_b_);                                            \
+                        _r_ = parse(_s_, _n_, (ret));                           \
+                else if (_r_ == -EFBIG) {                                       \
+                        struct read_buf _b_ = {};                               \
+                        _r_ = read_full_fd((fd), &_b_);                         \
+                        if (_r_ >= 0)                                           \
+                                _r_ = parse(_b_.data, _b_.len, (ret));          \
+                        read_buf_free(&_b_);                                    \
+                }                                                               \
                 _r_;                                                            \
         })
