@@ -410,6 +410,33 @@ int actuator_submit(struct actuator *a, struct actuator_job *j) {
         return 0;
 }
 
+unsigned actuator_cancel(struct actuator *a, uint64_t cgroup_id) {
+        struct actuator_job *drop = NULL;
+        unsigned n = 0;
+
+        if (!a || !a->thread_started)
+                return 0; /* inline: nothing is ever queued */
+        pthread_mutex_lock(&a->lock);
+        for (struct actuator_job **p = &a->queue_head; *p;) {
+                struct actuator_job *j = *p;
+                if (j->cgroup_id != cgroup_id) {
+                        p = &j->next;
+                        continue;
+                }
+                *p = j->next;
+                j->next = drop;
+                drop = j;
+                a->pending--;
+                n++;
+        }
+        a->queue_tail = NULL;
+        for (struct actuator_job *j = a->queue_head; j; j = j->next)
+                a->queue_tail = j;
+        pthread_mutex_unlock(&a->lock);
+        free_list(drop); /* closes descriptors: outside the lock */
+        return n;
+}
+
 void actuator_set_dry_run(struct actuator *a, bool dry_run) {
         if (a)
                 __atomic_store_n(&a->force_dry_run, dry_run, __ATOMIC_RELAXED);

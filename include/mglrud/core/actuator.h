@@ -114,6 +114,10 @@ int actuator_new(sd_event *e, actuator_done_fn done, void *userdata, struct actu
  * 0, or -ESHUTDOWN once stopping (the job is freed). */
 int actuator_submit(struct actuator *a, struct actuator_job *j);
 
+/* Drops the queued jobs of cgroup id (they are freed, done is not called; a running one
+ * finishes): its cgroup is no longer managed. NULL is fine. Returns how many were dropped. */
+unsigned actuator_cancel(struct actuator *a, uint64_t cgroup_id);
+
 /* Makes every queued job, and the rest of the running one, dry-run (or not: jobs submitted
  * with dry_run keep it). For a reload that turns DryRun= on: nothing is written after it. */
 void actuator_set_dry_run(struct actuator *a, bool dry_run);
