@@ -2,19 +2,22 @@
 /* cycle-meter: runs mglrud (or anything that reports "cycle N took T" in sd_notify STATUS=) and
  * measures each of its control cycles from outside, the same way on the host and in the VM.
  *
- *   cycle-meter [--cycles N] [--skip K] [--timeout S] [--out FILE] [--rss-every S] -- CMD ARGS...
+ *   cycle-meter [--cycles N] [--skip K] [--timeout S] [--out FILE] [--rss-every S]
+ *               [--each-cycle SHELL-COMMAND] -- CMD ARGS...
  *
  * It binds a notification socket, starts CMD with NOTIFY_SOCKET pointing at it and, each time a
  * STATUS= with "cycle N took T" arrives (sent right after cycle N ended), samples the process:
- * its CPU time (the sum of /proc/PID/task/ASTERISK/schedstat run times, in ns: clock ticks are
- * too coarse for a cycle of a millisecond), VmRSS and VmHWM. The CPU of cycle N is the
+ * its CPU time (the sum of the run times in /proc/PID/task/TID/schedstat over its threads, in
+ * ns: clock ticks are too coarse for a cycle of a millisecond), VmRSS and VmHWM. The CPU of cycle N is the
  * difference between two such samples: everything the process ran between the two
  * notifications, i.e. the cycle and the idle event loop around it. After N cycles it sends
- * SIGTERM and prints one line per cycle ("cycle=N cpu_us=… wall_us=… rss_kib=… hwm_kib=…") and
- * a summary: medians over the cycles after the first K (the first cycles discover the tree and
- * open its files), the last RSS and the peak. With --rss-every S it also prints
- * "rss t=… rss_kib=…" every S seconds (an RSS curve); --cycles 0 runs until CMD exits or the
- * timeout ends it (not an error then).
+ * SIGTERM and prints one line per cycle ("cycle=N cpu_us=… wall_us=… rss_kib=… hwm_kib=…"),
+ * "exit status=N" (128 + signal when killed by one) and a summary: medians over the cycles after
+ * the first K (the first cycles discover the tree and open its files), the last RSS and the
+ * peak. With --rss-every S it also prints "rss t=… rss_kib=…" every S seconds (an RSS curve);
+ * --cycles 0 runs until CMD exits or the timeout ends it (not an error then). --each-cycle runs a shell command after each cycle (the
+ * daemon sleeps then: a test can change a fixture tree between two cycles without racing them);
+ * it gets the cycle number in $CYCLE.
  * Exit status: 0, 1 when CMD died before N cycles or the timeout hit, 2 on usage errors. */
 #include <dirent.h>
 #include <errno.h>
@@ -133,13 +136,13 @@ static uint64_t median(uint64_t *v, size_t n) {
 
 static void usage(void) {
         fprintf(stderr, "usage: cycle-meter [--cycles N] [--skip K] [--timeout S] [--out FILE] "
-                        "[--rss-every S] -- CMD ARGS...\n");
+                        "[--rss-every S] [--each-cycle SHELL-COMMAND] -- CMD ARGS...\n");
         exit(2);
 }
 
 int main(int argc, char **argv) {
         uint64_t want = 10, skip = 2, timeout_s = 600, rss_every_s = 0;
-        const char *out_path = NULL;
+        const char *out_path = NULL, *each = NULL;
         int i;
 
         for (i = 1; i < argc; i++) {
@@ -159,6 +162,8 @@ int main(int argc, char **argv) {
                         rss_every_s = strtoull(argv[++i], NULL, 10);
                 else if (strcmp(argv[i], "--out") == 0)
                         out_path = argv[++i];
+                else if (strcmp(argv[i], "--each-cycle") == 0)
+                        each = argv[++i];
                 else
                         usage();
         }
@@ -238,6 +243,14 @@ int main(int argc, char **argv) {
                         s = realloc(s, cap * sizeof *s);
                 }
                 s[n++] = x;
+                if (each) {
+                        char c[32];
+                        snprintf(c, sizeof c, "%" PRIu64, x.cycle);
+                        setenv("CYCLE", c, 1);
+                        int st = system(each);
+                        if (st != 0)
+                                fprintf(stderr, "cycle-meter: --each-cycle exited with %d\n", st);
+                }
         }
         if (!exited) {
                 kill(pid, SIGTERM);
@@ -257,6 +270,8 @@ int main(int argc, char **argv) {
                         m++;
                 }
         }
+        fprintf(out, "exit status=%d\n", WIFEXITED(status) ? WEXITSTATUS(status) :
+                                          WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1);
         if (n > 0)
                 fprintf(out, "summary cycles=%zu median_cpu_us=%.1f median_wall_us=%" PRIu64
                              " rss_kib=%" PRIu64 " hwm_kib=%" PRIu64 "\n",

@@ -2,8 +2,8 @@
 /* scale-reader: reads, once per cycle, the kernel files one mglrud cycle reads, and nothing
  * else: the floor the daemon's per-cycle cost is compared with (tests/bench/run-scale.sh).
  *
- *   scale-reader --mode keep|reopen --cgroup-root R --debugfs-root D --proc-root P
- *                [--match GLOB] [--cycles N] [--skip K] [--interval-ms MS]
+ *   scale-reader --mode keep|reopen|lrugen --cgroup-root R --debugfs-root D --proc-root P
+ *                [--match GLOB] [--cycles N] [--skip K] [--interval-ms MS] [--chunk BYTES]
  *
  * The cgroups are those under R whose path (relative, "/a/b") matches GLOB (fnmatch with
  * FNM_PATHNAME, as mglrud.conf's sections; default "*": every cgroup), found once at start.
@@ -11,10 +11,13 @@
  * per cgroup memory.stat, memory.pressure, memory.current/min/low/high/max and
  * memory.swap.current/max, into reused buffers, without parsing:
  *   keep    opens every file once and preads it from offset 0 each cycle (what mglrud does);
- *   reopen  opens, reads and closes every file by its path each cycle (how the peers read).
+ *   reopen  opens, reads and closes every file by its path each cycle (how the peers read);
+ *   lrugen  reads only lru_gen_full (else lru_gen), kept open, with preads of --chunk bytes
+ *           (default 65536), and counts them: how many reads a pass takes with a small or a big
+ *           buffer (a seq_file read returns at most one seq buffer whatever is asked).
  * Prints per cycle "cycle=N cpu_us=… wall_us=… bytes=…" (CPU: CLOCK_PROCESS_CPUTIME_ID around the
- * reads) and "summary cycles=… median_cpu_us=… median_wall_us=… files=… cgroups=… rss_kib=…"
- * over the cycles after the first K. */
+ * reads) and "summary cycles=… median_cpu_us=… median_wall_us=… files=… cgroups=… rss_kib=…
+ * hwm_kib=…" over the cycles after the first K. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -93,6 +96,7 @@ static void walk(const char *root, const char *rel) {
 
 static char *buf;
 static size_t buf_cap = 1 << 16;
+static uint64_t n_reads;
 
 /* Reads fd whole from offset 0 (pread, so the fd can stay open), growing buf. Returns bytes. */
 static size_t read_all(int fd) {
@@ -105,6 +109,7 @@ static size_t read_all(int fd) {
                                 die("realloc");
                 }
                 ssize_t n = pread(fd, buf + off, buf_cap - off, (off_t) off);
+                n_reads++;
                 if (n < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -114,6 +119,35 @@ static size_t read_all(int fd) {
                         return off;
                 off += (size_t) n;
         }
+}
+
+/* Reads every file once. Returns the bytes read. Not inlined: callgrind --toggle-collect=read_pass
+ * counts one pass per call. */
+__attribute__((noinline)) static uint64_t read_pass(bool keep, size_t chunk) {
+        uint64_t bytes = 0;
+        if (chunk) {
+                /* lrugen mode: files[0] is lru_gen, read with fixed-size preads into buf. */
+                for (off_t off = 0;;) {
+                        ssize_t n = pread(files[0].fd, buf, chunk, off);
+                        n_reads++;
+                        if (n <= 0)
+                                return bytes;
+                        off += n;
+                        bytes += (uint64_t) n;
+                }
+        }
+        for (size_t i = 0; i < n_files; i++) {
+                if (keep) {
+                        bytes += read_all(files[i].fd);
+                        continue;
+                }
+                int fd = open(files[i].path, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        continue; /* gone meanwhile */
+                bytes += read_all(fd);
+                close(fd);
+        }
+        return bytes;
 }
 
 static uint64_t ns(clockid_t c) {
@@ -134,13 +168,17 @@ static uint64_t median(uint64_t *v, size_t n) {
         return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static uint64_t rss_kib(void) {
+/* Returns the VmRSS (or VmHWM) line of /proc/self/status, in KiB. */
+static uint64_t status_kib(const char *key) {
         FILE *f = fopen("/proc/self/status", "re");
         char line[256];
         unsigned long long v = 0;
+        size_t klen = strlen(key);
         while (f && fgets(line, sizeof line, f))
-                if (sscanf(line, "VmRSS: %llu", &v) == 1)
+                if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+                        v = strtoull(line + klen + 1, NULL, 10);
                         break;
+                }
         if (f)
                 fclose(f);
         return v;
@@ -148,7 +186,7 @@ static uint64_t rss_kib(void) {
 
 int main(int argc, char **argv) {
         const char *mode = NULL, *cgroot = NULL, *debugfs = NULL, *proc = NULL;
-        unsigned long cycles = 10, skip = 1, interval_ms = 1000;
+        unsigned long cycles = 10, skip = 1, interval_ms = 1000, chunk = 0;
 
         for (int i = 1; i + 1 < argc; i += 2) {
                 const char *k = argv[i], *v = argv[i + 1];
@@ -168,18 +206,27 @@ int main(int argc, char **argv) {
                         skip = strtoul(v, NULL, 10);
                 else if (strcmp(k, "--interval-ms") == 0)
                         interval_ms = strtoul(v, NULL, 10);
+                else if (strcmp(k, "--chunk") == 0)
+                        chunk = strtoul(v, NULL, 10);
                 else {
                         fprintf(stderr, "scale-reader: unknown option %s\n", k);
                         return 2;
                 }
         }
-        if (!mode || (strcmp(mode, "keep") && strcmp(mode, "reopen")) || !cgroot || !debugfs || !proc) {
-                fprintf(stderr, "usage: scale-reader --mode keep|reopen --cgroup-root R "
+        if (!mode || (strcmp(mode, "keep") && strcmp(mode, "reopen") && strcmp(mode, "lrugen")) ||
+            !cgroot || !debugfs || !proc) {
+                fprintf(stderr, "usage: scale-reader --mode keep|reopen|lrugen --cgroup-root R "
                                 "--debugfs-root D --proc-root P [--match GLOB] [--cycles N] "
                                 "[--skip K] [--interval-ms MS]\n");
                 return 2;
         }
         bool keep = strcmp(mode, "keep") == 0;
+        if (strcmp(mode, "lrugen") == 0) {
+                keep = true;
+                chunk = chunk ? chunk : 65536;
+                buf_cap = chunk;
+        } else
+                chunk = 0;
         buf = malloc(buf_cap);
         if (!buf)
                 die("malloc");
@@ -193,7 +240,8 @@ int main(int argc, char **argv) {
         add_file(p);
         snprintf(p, sizeof p, "%s/meminfo", proc);
         add_file(p);
-        walk(cgroot, "/");
+        if (!chunk)
+                walk(cgroot, "/");
         if (keep)
                 for (size_t i = 0; i < n_files; i++)
                         if ((files[i].fd = open(files[i].path, O_RDONLY | O_CLOEXEC)) < 0)
@@ -202,21 +250,12 @@ int main(int argc, char **argv) {
         uint64_t *cpu = calloc(cycles + 1, sizeof *cpu), *wall = calloc(cycles + 1, sizeof *wall);
         size_t m = 0;
         for (unsigned long c = 1; c <= cycles; c++) {
-                uint64_t c0 = ns(CLOCK_PROCESS_CPUTIME_ID), w0 = ns(CLOCK_MONOTONIC), bytes = 0;
-                for (size_t i = 0; i < n_files; i++) {
-                        if (keep) {
-                                bytes += read_all(files[i].fd);
-                                continue;
-                        }
-                        int fd = open(files[i].path, O_RDONLY | O_CLOEXEC);
-                        if (fd < 0)
-                                continue; /* gone meanwhile */
-                        bytes += read_all(fd);
-                        close(fd);
-                }
+                uint64_t c0 = ns(CLOCK_PROCESS_CPUTIME_ID), w0 = ns(CLOCK_MONOTONIC);
+                uint64_t r0 = n_reads;
+                uint64_t bytes = read_pass(keep, chunk);
                 uint64_t dc = ns(CLOCK_PROCESS_CPUTIME_ID) - c0, dw = ns(CLOCK_MONOTONIC) - w0;
-                printf("cycle=%lu cpu_us=%.1f wall_us=%.1f bytes=%" PRIu64 "\n", c, dc / 1000.0,
-                       dw / 1000.0, bytes);
+                printf("cycle=%lu cpu_us=%.1f wall_us=%.1f bytes=%" PRIu64 " reads=%" PRIu64 "\n",
+                       c, dc / 1000.0, dw / 1000.0, bytes, n_reads - r0);
                 if (c > skip) {
                         cpu[m] = dc;
                         wall[m] = dw;
@@ -228,7 +267,8 @@ int main(int argc, char **argv) {
                 }
         }
         printf("summary mode=%s cycles=%zu median_cpu_us=%.1f median_wall_us=%.1f files=%zu "
-               "cgroups=%zu rss_kib=%" PRIu64 "\n", mode, m, median(cpu, m) / 1000.0,
-               median(wall, m) / 1000.0, n_files, n_cgroups, rss_kib());
+               "cgroups=%zu rss_kib=%" PRIu64 " hwm_kib=%" PRIu64 "\n", mode, m,
+               median(cpu, m) / 1000.0, median(wall, m) / 1000.0, n_files, n_cgroups,
+               status_kib("VmRSS"), status_kib("VmHWM"));
         return 0;
 }
