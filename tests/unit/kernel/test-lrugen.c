@@ -289,6 +289,98 @@ static void test_read(void **state) {
         assert_int_equal(l.n_lruvecs, 0);
 }
 
+/* Appends one lru_gen_full record of memcg id at path (one node, four generations, r/e/p on the
+ * oldest, R/T and TYFA on max_seq, like the 7.x kernel prints) to t. */
+static void add_record(struct read_buf *t, uint64_t id, const char *path) {
+        char line[256];
+        size_t need = t->len + strlen(path) + 4096;
+        if (t->cap < need) {
+                t->cap = need * 2;
+                t->data = realloc(t->data, t->cap);
+                assert_non_null(t->data);
+        }
+        t->len += (size_t) sprintf(t->data + t->len, "memcg %ju %s\n node     0\n", (uintmax_t) id, path);
+        for (unsigned g = 0; g < 4; g++) {
+                t->len += (size_t) sprintf(t->data + t->len, " %10u %10u %10ju  %10ju \n", 100 + g,
+                                           40000 - 10000 * g, (uintmax_t) (id * 10 + g), (uintmax_t) g);
+                for (unsigned tier = 0; tier < 4; tier++) {
+                        if (g == 0)
+                                sprintf(line, "%10ur %10ue %10up %10ur %10ue %10up", tier, tier + 1,
+                                        tier + 2, tier + 10, (unsigned) (id % 1000), tier + 12);
+                        else if (g == 3)
+                                sprintf(line, "%10uR %10uT %10ux %10uR %10uT %10ux", 1u, 2u, 0u, 3u, 4u, 0u);
+                        else
+                                sprintf(line, "%10ux %10ux %10ux %10ux %10ux %10ux", 0u, 0u, 0u, 0u, 0u, 0u);
+                        t->len += (size_t) sprintf(t->data + t->len, "            %10u %s\n", tier, line);
+                }
+                t->len += (size_t) sprintf(t->data + t->len, g == 3 ? "%22s %10uT %10uY %10uF %10uA\n" :
+                                                              "%22s %10ux %10ux %10ux %10ux\n",
+                                           "", 1u, 2u, 3u, 4u);
+        }
+}
+
+static void assert_lruvec_equal(const struct lrugen *la, const struct lrugen_lruvec *a,
+                                const struct lrugen *lb, const struct lrugen_lruvec *b) {
+        assert_int_equal(a->memcg_id, b->memcg_id);
+        assert_int_equal(a->node, b->node);
+        assert_string_equal(lrugen_path(la, a), lrugen_path(lb, b));
+        assert_int_equal(a->nr_gens, b->nr_gens);
+        for (unsigned g = 0; g < a->nr_gens; g++) {
+                assert_int_equal(a->gens[g].seq, b->gens[g].seq);
+                assert_int_equal(a->gens[g].age_ms, b->gens[g].age_ms);
+                assert_memory_equal(a->gens[g].nr_pages, b->gens[g].nr_pages, sizeof a->gens[g].nr_pages);
+                assert_memory_equal(a->gens[g].gone, b->gens[g].gone, sizeof a->gens[g].gone);
+                assert_int_equal(a->gens[g].has_tiers, b->gens[g].has_tiers);
+        }
+        assert_memory_equal(a->tiers_gen, b->tiers_gen, sizeof a->tiers_gen);
+        assert_memory_equal(a->tiers, b->tiers, sizeof a->tiers);
+}
+
+/* lrugen_read() parses LRUGEN_READ_CHUNK bytes at a time: lines cut by a chunk boundary, a line
+ * longer than a chunk (a path of 70,000 bytes), records in descending id order (sorted in place)
+ * and a duplicate far from its first copy give what lrugen_parse() gives on the whole text. */
+static void test_read_chunks(void **state) {
+        _cleanup_(read_buf_free) struct read_buf text = {}, buf = {};
+        _cleanup_(lrugen_done) struct lrugen whole = {}, chunked = {};
+        char path[64];
+        _cleanup_free_ char *long_path = malloc(70001);
+
+        assert_non_null(long_path);
+        memset(long_path, 'a', 70000);
+        long_path[0] = '/';
+        long_path[70000] = 0;
+        for (uint64_t id = 400; id >= 1; id--) {
+                snprintf(path, sizeof path, "/c%ju", (uintmax_t) id);
+                add_record(&text, id, id == 200 ? long_path : path);
+        }
+        add_record(&text, 350, "/c350 again"); /* the later copy wins */
+        assert_true(text.len > 8 * LRUGEN_READ_CHUNK);
+
+        assert_int_equal(parse_exact(text.data, text.len, &whole), 0);
+        check_invariants(&whole);
+        assert_int_equal(whole.n_lruvecs, 400);
+        assert_string_equal(lrugen_path(&whole, find(&whole, 350, 0)), "/c350 again");
+        assert_non_null(lrugen_find_path(&whole, long_path));
+        assert_int_equal(find(&whole, 7, 0)->tiers[LRUGEN_FILE].evicted[2], 7);
+
+        int fd = fixture_memfd(text.data, text.len);
+        assert_true(fd >= 0);
+        assert_int_equal(lrugen_read(fd, &buf, &chunked), 0);
+        close(fd);
+        assert_int_equal(buf.len, text.len);
+        assert_true(buf.cap < text.len); /* never held whole */
+        assert_int_equal(chunked.n_lruvecs, whole.n_lruvecs);
+        for (size_t i = 0; i < whole.n_lruvecs; i++)
+                assert_lruvec_equal(&whole, &whole.lruvecs[i], &chunked, &chunked.lruvecs[i]);
+
+        /* Cut in the middle of a line: the last line has no '\n'. */
+        fd = fixture_memfd(text.data, text.len - 1);
+        assert_true(fd >= 0);
+        assert_int_equal(lrugen_read(fd, &buf, &chunked), -EINVAL);
+        assert_int_equal(chunked.n_lruvecs, 0);
+        close(fd);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_v7_nonfull),
@@ -302,6 +394,7 @@ int main(void) {
                 cmocka_unit_test(test_boundaries),
                 cmocka_unit_test(test_reuse),
                 cmocka_unit_test(test_read),
+                cmocka_unit_test(test_read_chunks),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
