@@ -26,12 +26,12 @@ struct cycle_plan {
 
 /* Returns true when the file tiers >= 1 of the lruvec's oldest file generation lose more than
  * POLICY_TIER_REFAULT_RATIO of what they evict (frequently used file pages thrash). The r/e
- * lines are on the type's min_seq generation: the oldest with them (lrugen.h: tiers_gen). */
+ * lines are on the type's min_seq generation: the oldest with them (lrugen.h: file_tiers). */
 static bool file_tiers_thrashing(const struct lrugen_lruvec *v) {
-        const struct lrugen_tiers *t = &v->tiers[LRUGEN_FILE];
+        const struct lrugen_tiers *t = &v->file_tiers;
         uint64_t refaulted = 0, evicted = 0;
 
-        if (v->tiers_gen[LRUGEN_FILE] < 0)
+        if (v->file_tiers_gen < 0)
                 return false;
         for (unsigned k = 1; k < LRUGEN_MAX_NR_TIERS; k++) {
                 refaulted += t->refaulted[k];

@@ -24,13 +24,23 @@ struct control_overrides {
         uint32_t mask;                 /* (1u << enum policy_key) */
 };
 
+/* The memory.stat keys the policy reads from a previous sample (guard.c: the event counters,
+ * from workingset_refault_anon on, and file): PREV_KEYS of them, file first. */
+#define PREV_KEYS (1 + _MEMSTAT_KEY_MAX - MEMSTAT_WORKINGSET_REFAULT_ANON)
+_Static_assert(PREV_KEYS <= 32, "prev_reading.stat_present has one bit per key");
+
+static enum memstat_key prev_key(unsigned i) {
+        return i == 0 ? MEMSTAT_FILE : (enum memstat_key) (MEMSTAT_WORKINGSET_REFAULT_ANON + i - 1);
+}
+
 /* The previous sample, as much of it as the policy reads from a previous sample (guard.c): the
- * time, memory.stat and the PSI totals; the averages and the limits are read from the current
- * sample only. */
+ * time, those memory.stat keys and the PSI totals; the averages, the amounts and the limits are
+ * read from the current sample only. */
 struct prev_reading {
         uint64_t now_usec;
-        struct memstat stat;
+        uint64_t stat[PREV_KEYS];
         uint64_t psi_some_us, psi_full_us;
+        uint32_t stat_present;         /* bit i: prev_key(i) was in memory.stat */
         bool has_psi, has_psi_full;
 };
 
@@ -109,12 +119,14 @@ static struct control_state *policy_store(struct cgroup *cg, const struct policy
 static void prev_take(const struct cgroup_reading *rd, struct prev_reading *ret) {
         *ret = (struct prev_reading) {
                 .now_usec = rd->now_usec,
-                .stat = rd->stat,
                 .psi_some_us = rd->psi.some.total_us,
                 .psi_full_us = rd->psi.full.total_us,
                 .has_psi = rd->has_psi,
                 .has_psi_full = rd->psi.has_full,
         };
+        for (unsigned i = 0; i < PREV_KEYS; i++)
+                if (memstat_get(&rd->stat, prev_key(i), &ret->stat[i]))
+                        ret->stat_present |= UINT32_C(1) << i;
 }
 
 static void baseline_take(const struct memstat *m, struct job_baseline *ret) {
@@ -250,7 +262,8 @@ static void fill_sample(const struct cgroup_reading *rd, const struct lrugen_lru
         };
 }
 
-/* A previous sample: what prev_reading kept, the rest zero (the policy does not read it). */
+/* A previous sample: what prev_reading kept, the rest zero or absent (the policy does not read
+ * it). */
 static void fill_prev_sample(const struct prev_reading *pr, struct cgroup_sample *ret) {
         *ret = (struct cgroup_sample) {
                 .now_usec = pr->now_usec,
@@ -258,8 +271,12 @@ static void fill_prev_sample(const struct prev_reading *pr, struct cgroup_sample
                 .psi.full.total_us = pr->psi_full_us,
                 .psi.has_full = pr->has_psi_full,
                 .has_psi = pr->has_psi,
-                .stat = pr->stat,
         };
+        for (unsigned i = 0; i < PREV_KEYS; i++)
+                if (pr->stat_present & (UINT32_C(1) << i)) {
+                        ret->stat.value[prev_key(i)] = pr->stat[i];
+                        ret->stat.present |= UINT32_C(1) << prev_key(i);
+                }
 }
 
 /* Runs policy_decide() for one cgroup reading (prev may be NULL) on the cycle's host

@@ -369,7 +369,6 @@ static int cmp_cgroup_id(const void *a, const void *b) {
 static int manager_rescan(struct manager *m, uint64_t now_usec) {
         struct walk_ctx w = { .m = m };
         _cleanup_free_ struct cgroup **by_path = NULL;
-        bool changed = false;
         int r = cgroupfs_walk(m->cgroup_root, walk_collect, &w);
         if (r < 0) {
                 log_error_errno(r, "Cannot walk cgroup tree %s: %m", m->cgroup_root);
@@ -407,7 +406,6 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                                 continue;
                         }
                         m->cgroups[m->n_cgroups++] = cg;
-                        changed = true;
                         log_info("Managing %s (id %llu) with [%s], mode %s.", e->path,
                                  (unsigned long long) e->id, e->section->glob,
                                  policy_mode_to_string(e->policy.mode));
@@ -441,7 +439,6 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                 actuator_cancel(m->actuator, cg->id);
                 control_cgroup_free(cg);
                 cgroup_free(cg);
-                changed = true;
         }
         m->n_cgroups = kept;
         qsort(m->cgroups, m->n_cgroups, sizeof *m->cgroups, cmp_cgroup_id);
@@ -472,10 +469,11 @@ out:
                 free(w.e[i].path);
         free(w.e);
 #ifdef __GLIBC__
-        /* Cgroups come and go all day: give back the pages their state and this walk left
-         * free in the middle of the heap, or the RSS only ever grows with churn. */
-        if (changed)
-                malloc_trim(0);
+        /* Give back the pages the walk's entries (one per cgroup in the tree) and the state of
+         * cgroups that went away left free in the middle of the heap: cgroups come and go all
+         * day, and without this the RSS keeps the high-water mark of every rescan. It is a walk
+         * over the free chunks, once per rescan. */
+        malloc_trim(0);
 #endif
         return r;
 }

@@ -255,7 +255,7 @@ static int parse_node_line(struct parser *ps, const char *s, size_t len) {
                 .memcg_id = ps->memcg_id,
                 .path_off = (uint32_t) ps->memcg_path_off,
                 .node = (int) tok[0].value,
-                .tiers_gen = { -1, -1 },
+                .file_tiers_gen = -1,
         };
         if (ps->n_recs > 1) {
                 const struct lrugen_lruvec *p = v - 1;
@@ -338,13 +338,15 @@ static int parse_tier_line(struct parser *ps, const struct token *tok) {
                 if (kind < 0)
                         return kind;
                 ps->cur.tier_kind[gi][tier][t] = (unsigned char) kind;
-                /* The r/e lines of the oldest generation whose tier 0 is "r e p" (the type's
+                /* The file r/e lines of the oldest generation whose tier 0 is "r e p" (file's
                  * min_seq: the kernel prints them nowhere else). */
-                if (tier == 0 && kind == TIER_REP && rec->tiers_gen[t] < 0)
-                        rec->tiers_gen[t] = (int8_t) gi;
-                if (kind == TIER_REP && rec->tiers_gen[t] == (int8_t) gi) {
-                        rec->tiers[t].refaulted[tier] = f[0].value;
-                        rec->tiers[t].evicted[tier] = f[1].value;
+                if (t != LRUGEN_FILE || kind != TIER_REP)
+                        continue;
+                if (tier == 0 && rec->file_tiers_gen < 0)
+                        rec->file_tiers_gen = (int8_t) gi;
+                if (rec->file_tiers_gen == (int8_t) gi) {
+                        rec->file_tiers.refaulted[tier] = f[0].value;
+                        rec->file_tiers.evicted[tier] = f[1].value;
                 }
         }
         rec->gens[gi].has_tiers = true;
@@ -458,19 +460,12 @@ static int publish(struct parser *ps) {
                 l->n_lruvecs = nr;
                 return 0;
         }
-        /* The slots, then each record's destination (kept for the next parse: no allocation
-         * in the cycles to come). */
-        size_t need = nr * (sizeof(struct slot) + sizeof(uint32_t));
+        /* The slots, then each record's destination: for this parse only. */
         if (nr > UINT32_MAX)
                 return -ENOMEM;
-        if (l->order_cap < need) {
-                void *o = realloc(l->order, need);
-                if (!o)
-                        return -ENOMEM;
-                l->order = o;
-                l->order_cap = need;
-        }
-        struct slot *slots = l->order;
+        _cleanup_free_ struct slot *slots = malloc(nr * (sizeof(struct slot) + sizeof(uint32_t)));
+        if (!slots)
+                return -ENOMEM;
         uint32_t *dest = (uint32_t *) (slots + nr);
 
         for (size_t i = 0; i < nr; i++)
@@ -561,7 +556,6 @@ void lrugen_done(struct lrugen *l) {
                 return;
         free(l->lruvecs);
         free(l->paths);
-        free(l->order);
         *l = (struct lrugen) {};
 }
 

@@ -15,9 +15,8 @@ static void check(const struct lrugen *l) {
                 fuzz_check(path[0] == '/');
                 fuzz_check(v->nr_gens >= 1 && v->nr_gens <= LRUGEN_MAX_NR_GENS);
                 fuzz_check(v->node >= 0);
-                for (int t = 0; t < _LRUGEN_NR_TYPES; t++)
-                        fuzz_check(v->tiers_gen[t] >= -1 && v->tiers_gen[t] < (int) v->nr_gens &&
-                                   (v->tiers_gen[t] < 0 || l->full));
+                fuzz_check(v->file_tiers_gen >= -1 && v->file_tiers_gen < (int) v->nr_gens &&
+                           (v->file_tiers_gen < 0 || l->full));
                 for (unsigned g = 0; g < v->nr_gens; g++) {
                         fuzz_check(v->gens[g].has_tiers == l->full);
                         if (g > 0)

@@ -29,9 +29,10 @@ struct lrugen_gen {
         bool has_tiers;                         /* lru_gen_full: its four tier lines were there */
 };
 
-/* lru_gen_full's "r e p" lines of one type: per tier, the pages refaulted and evicted in the
+/* lru_gen_full's "r e p" lines of a type: per tier, the pages refaulted and evicted in the
  * current eviction period. The kernel prints them on the type's min_seq generation (placeholders
- * on the others); a tier that had no "r e p" line counts 0. */
+ * on the others); a tier that had no "r e p" line counts 0. The controllers use the file type's
+ * (tiering-plan.c: hot file tiers refaulting), so only those are kept. */
 struct lrugen_tiers {
         uint64_t refaulted[LRUGEN_MAX_NR_TIERS];
         uint64_t evicted[LRUGEN_MAX_NR_TIERS];
@@ -43,11 +44,11 @@ struct lrugen_lruvec {
         uint32_t path_off;      /* lrugen_path(): the absolute cgroup path (may contain spaces) */
         int node;
         unsigned nr_gens;       /* 1..LRUGEN_MAX_NR_GENS, oldest first */
-        /* Per type, the generation (index into gens) whose tier 0 line was "r e p" (the oldest
-         * such), whose r/e lines tiers[] holds; -1 when none was (lru_gen, or placeholders). */
-        int8_t tiers_gen[_LRUGEN_NR_TYPES];
+        /* The generation (index into gens) whose file tier 0 line was "r e p" (the oldest such),
+         * whose file r/e lines file_tiers holds; -1 when none was (lru_gen, or placeholders). */
+        int8_t file_tiers_gen;
         struct lrugen_gen gens[LRUGEN_MAX_NR_GENS];
-        struct lrugen_tiers tiers[_LRUGEN_NR_TYPES];
+        struct lrugen_tiers file_tiers;
 };
 
 enum lrugen_format {
@@ -64,8 +65,6 @@ struct lrugen {
         char *paths;                   /* the paths, NUL-terminated (lrugen_lruvec.path_off) */
         size_t paths_len, paths_cap;
         size_t lruvecs_cap;
-        void *order;                   /* sorting scratch, kept for the next parse */
-        size_t order_cap;
 };
 
 /* Returns the cgroup path of v, a lruvec of l. */

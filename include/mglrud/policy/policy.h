@@ -159,15 +159,16 @@ struct policy_lruvec_state {
         bool has_pending_reject; /* pending_reject_seq is set */
 };
 
+/* Cycles counted in 32 bits: 136 years at one a second; the state is kept per cgroup. */
 struct policy_counters {
-        uint64_t cycles;         /* policy_decide() calls that succeeded */
-        uint64_t warmups;        /* cycles without rates (first, reset, clock jump) */
-        uint64_t resets;         /* counter resets seen (cgroup recreated) */
-        uint64_t pressure;       /* cycles stopped by the cgroup's pressure */
-        uint64_t host_pressure;  /* cycles stopped by the host guard */
-        uint64_t errors;         /* policy_note_error() calls */
-        uint64_t t_raised, t_lowered;
         uint64_t planned_bytes[_LRUGEN_NR_TYPES]; /* sum of planned eviction/reclaim bytes */
+        uint32_t cycles;         /* policy_decide() calls that succeeded */
+        uint32_t warmups;        /* cycles without rates (first, reset, clock jump) */
+        uint32_t resets;         /* counter resets seen (cgroup recreated) */
+        uint32_t pressure;       /* cycles stopped by the cgroup's pressure */
+        uint32_t host_pressure;  /* cycles stopped by the host guard */
+        uint32_t errors;         /* policy_note_error() calls */
+        uint32_t t_raised, t_lowered;
 };
 
 struct policy_state {

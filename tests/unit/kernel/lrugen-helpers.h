@@ -40,10 +40,8 @@ static inline void check_invariants(const struct lrugen *l) {
                 assert_true(v->path_off < l->paths_len);
                 assert_true(lrugen_path(l, v)[0] == '/');
                 assert_in_range(v->nr_gens, 1, LRUGEN_MAX_NR_GENS);
-                for (int t = 0; t < _LRUGEN_NR_TYPES; t++) {
-                        assert_true(v->tiers_gen[t] >= -1 && v->tiers_gen[t] < (int) v->nr_gens);
-                        assert_true(v->tiers_gen[t] < 0 || v->gens[v->tiers_gen[t]].has_tiers);
-                }
+                assert_true(v->file_tiers_gen >= -1 && v->file_tiers_gen < (int) v->nr_gens);
+                assert_true(v->file_tiers_gen < 0 || v->gens[v->file_tiers_gen].has_tiers);
                 for (unsigned g = 1; g < v->nr_gens; g++)
                         assert_true(v->gens[g].seq == v->gens[g - 1].seq + 1);
                 if (i > 0) {

@@ -58,8 +58,7 @@ static void test_v7_nonfull(void **state) {
                 assert_false(v->gens[g].has_tiers);
                 assert_false(v->gens[g].gone[LRUGEN_ANON] || v->gens[g].gone[LRUGEN_FILE]);
         }
-        assert_int_equal(v->tiers_gen[LRUGEN_ANON], -1);
-        assert_int_equal(v->tiers_gen[LRUGEN_FILE], -1);
+        assert_int_equal(v->file_tiers_gen, -1);
         assert_ptr_equal(&l.lruvecs[0], v);
 
         v = find(&l, 4242, 0);
@@ -152,13 +151,10 @@ static void test_v7_full(void **state) {
         /* gen 101 (index 0): file is at min_seq (rep), anon has nothing (xxx); gen 102: anon
          * min_seq. The r/e counts of those generations are kept, p and the R/T averages of
          * max_seq and the TYFA line are checked, not kept. */
-        assert_int_equal(v->tiers_gen[LRUGEN_FILE], 0);
-        assert_int_equal(v->tiers_gen[LRUGEN_ANON], 1);
+        assert_int_equal(v->file_tiers_gen, 0);
         for (int tier = 0; tier < LRUGEN_MAX_NR_TIERS; tier++) {
-                assert_int_equal(v->tiers[LRUGEN_FILE].refaulted[tier], 200 + 10 * tier);
-                assert_int_equal(v->tiers[LRUGEN_FILE].evicted[tier], 201 + 10 * tier);
-                assert_int_equal(v->tiers[LRUGEN_ANON].refaulted[tier], 100 + 10 * tier);
-                assert_int_equal(v->tiers[LRUGEN_ANON].evicted[tier], 101 + 10 * tier);
+                assert_int_equal(v->file_tiers.refaulted[tier], 200 + 10 * tier);
+                assert_int_equal(v->file_tiers.evicted[tier], 201 + 10 * tier);
         }
 
         /* A young lruvec: seq 0..3, min_seq anon 0, file 1. */
@@ -178,7 +174,7 @@ static void test_v7_full_variants(void **state) {
         check_invariants(&l);
         assert_true(l.full);
         assert_int_equal(l.format, LRUGEN_FORMAT_V7);
-        assert_int_equal(find(&l, 1, 0)->tiers_gen[LRUGEN_FILE], 0);
+        assert_int_equal(find(&l, 1, 0)->file_tiers_gen, 0);
         assert_g4(find(&l, 1, 0));
 
         /* CONFIG_LRU_GEN_STATS: rep on every older generation, lowercase mm lines (not kept). */
@@ -186,7 +182,7 @@ static void test_v7_full_variants(void **state) {
         check_invariants(&l);
         const struct lrugen_lruvec *v = find(&l, 1, 0);
         /* r/e on gens 0..2: the oldest is the type's min_seq, the one kept. */
-        assert_int_equal(v->tiers_gen[LRUGEN_FILE], 0);
+        assert_int_equal(v->file_tiers_gen, 0);
         assert_true(v->gens[0].gone[LRUGEN_FILE] && v->gens[1].gone[LRUGEN_FILE]);
         assert_false(v->gens[2].gone[LRUGEN_FILE]);
 }
@@ -220,12 +216,9 @@ static void test_v61_full(void **state) {
         assert_g4(v);
         assert_false(v->gens[0].gone[LRUGEN_ANON]);
         assert_true(v->gens[0].gone[LRUGEN_FILE]);
-        assert_int_equal(v->tiers_gen[LRUGEN_ANON], 0);
-        assert_int_equal(v->tiers_gen[LRUGEN_FILE], 1);
-        assert_int_equal(v->tiers[LRUGEN_ANON].refaulted[1], 110);
-        assert_int_equal(v->tiers[LRUGEN_ANON].evicted[1], 111);
-        assert_int_equal(v->tiers[LRUGEN_FILE].refaulted[2], 220);
-        assert_int_equal(v->tiers[LRUGEN_FILE].evicted[3], 231);
+        assert_int_equal(v->file_tiers_gen, 1);
+        assert_int_equal(v->file_tiers.refaulted[2], 220);
+        assert_int_equal(v->file_tiers.evicted[3], 231);
 
         assert_int_equal(lrugen_find_memcg(&l, 3, NULL), 2);
         assert_string_equal(lrugen_path(&l, find(&l, 3, 1)), "/with space");
@@ -332,8 +325,8 @@ static void assert_lruvec_equal(const struct lrugen *la, const struct lrugen_lru
                 assert_memory_equal(a->gens[g].gone, b->gens[g].gone, sizeof a->gens[g].gone);
                 assert_int_equal(a->gens[g].has_tiers, b->gens[g].has_tiers);
         }
-        assert_memory_equal(a->tiers_gen, b->tiers_gen, sizeof a->tiers_gen);
-        assert_memory_equal(a->tiers, b->tiers, sizeof a->tiers);
+        assert_int_equal(a->file_tiers_gen, b->file_tiers_gen);
+        assert_memory_equal(&a->file_tiers, &b->file_tiers, sizeof a->file_tiers);
 }
 
 /* lrugen_read() parses LRUGEN_READ_CHUNK bytes at a time: lines cut by a chunk boundary, a line
@@ -361,7 +354,7 @@ static void test_read_chunks(void **state) {
         assert_int_equal(whole.n_lruvecs, 400);
         assert_string_equal(lrugen_path(&whole, find(&whole, 350, 0)), "/c350 again");
         assert_non_null(lrugen_find_path(&whole, long_path));
-        assert_int_equal(find(&whole, 7, 0)->tiers[LRUGEN_FILE].evicted[2], 7);
+        assert_int_equal(find(&whole, 7, 0)->file_tiers.evicted[2], 7);
 
         int fd = fixture_memfd(text.data, text.len);
         assert_true(fd >= 0);

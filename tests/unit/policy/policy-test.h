@@ -93,7 +93,7 @@ static inline void lruvec_fill(struct lrugen_lruvec *v, uint64_t memcg_id, int n
         v->memcg_id = memcg_id;
         v->node = node;
         v->nr_gens = n;
-        v->tiers_gen[LRUGEN_ANON] = v->tiers_gen[LRUGEN_FILE] = -1; /* no tier lines */
+        v->file_tiers_gen = -1; /* no tier lines */
         for (unsigned i = 0; i < n; i++) {
                 v->gens[i].seq = seq0 + i;
                 v->gens[i].age_ms = age_s[i] * 1000;
