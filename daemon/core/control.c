@@ -130,11 +130,11 @@ static void prev_take(const struct cgroup_reading *rd, struct prev_reading *ret)
 }
 
 static void baseline_take(const struct memstat *m, struct job_baseline *ret) {
-        *ret = (struct job_baseline) {
-                .has_anon = memstat_get(m, MEMSTAT_ANON, &ret->anon),
-                .has_file = memstat_get(m, MEMSTAT_FILE, &ret->file),
-                .has_steal = memstat_get(m, MEMSTAT_PGSTEAL_PROACTIVE, &ret->steal),
-        };
+        struct job_baseline b = {};
+        b.has_anon = memstat_get(m, MEMSTAT_ANON, &b.anon);
+        b.has_file = memstat_get(m, MEMSTAT_FILE, &b.file);
+        b.has_steal = memstat_get(m, MEMSTAT_PGSTEAL_PROACTIVE, &b.steal);
+        *ret = b;
 }
 
 int control_cgroup_set_paused(struct cgroup *cg, bool paused) {

@@ -93,10 +93,13 @@ static void test_stale_completion_ignored(void **state) {
         assert_int_equal(snap.actions, 0);
         assert_int_equal(snap.errors, 0);
 
-        /* Its own job is measured and counted. */
+        /* Its own job is measured and counted: 8 KiB of anon left, two pages stolen. */
+        write_at(dirfd, "memory.stat", "anon 536862720\nfile 536870912\npgsteal_proactive 2\n");
         control_job_done(cg, own, &report);
         assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
         assert_int_equal(snap.actions, 1);
+        assert_int_equal(snap.reclaimed_bytes[LRUGEN_ANON], 8192);
+        assert_int_equal(snap.reclaimed_bytes[LRUGEN_FILE], 0);
 
         actuator_free(act);
         control_cgroup_free(cg);
