@@ -10,7 +10,8 @@
  * Per cycle it reads lru_gen_full (else lru_gen) whole, /proc/pressure/memory, /proc/meminfo and
  * per cgroup memory.stat, memory.pressure, memory.current/min/low/high/max and
  * memory.swap.current/max, into reused buffers, without parsing:
- *   keep    opens every file once and preads it from offset 0 each cycle (what mglrud does);
+ *   keep    opens every file once and preads it from offset 0 each cycle (what mglrud does:
+ *           one read for a file the kernel prints in one go, lru_gen to the end);
  *   reopen  opens, reads and closes every file by its path each cycle (how the peers read);
  *   lrugen  reads only lru_gen_full (else lru_gen), kept open, with preads of --chunk bytes
  *           (default 65536), and counts them: how many reads a pass takes with a small or a big
@@ -99,7 +100,11 @@ static size_t buf_cap = 1 << 16;
 static uint64_t n_reads;
 
 /* Reads fd whole from offset 0 (pread, so the fd can stay open), growing buf. Returns bytes. */
-static size_t read_all(int fd) {
+/* Reads fd from offset 0 (pread, so the fd can stay open), growing buf. With once, a read that
+ * does not fill the buffer is the whole file (what the kernel prints in one go: a cgroup
+ * attribute, a pressure file, /proc/meminfo), as mglrud reads them; else it reads to the end (a
+ * file printed record by record: lru_gen). Returns the bytes read. */
+static size_t read_all(int fd, bool once) {
         size_t off = 0;
         for (;;) {
                 if (buf_cap - off < 4096) {
@@ -118,6 +123,8 @@ static size_t read_all(int fd) {
                 if (n == 0)
                         return off;
                 off += (size_t) n;
+                if (once && off < buf_cap)
+                        return off;
         }
 }
 
@@ -138,13 +145,13 @@ __attribute__((noinline)) static uint64_t read_pass(bool keep, size_t chunk) {
         }
         for (size_t i = 0; i < n_files; i++) {
                 if (keep) {
-                        bytes += read_all(files[i].fd);
+                        bytes += read_all(files[i].fd, i > 0);
                         continue;
                 }
                 int fd = open(files[i].path, O_RDONLY | O_CLOEXEC);
                 if (fd < 0)
                         continue; /* gone meanwhile */
-                bytes += read_all(fd);
+                bytes += read_all(fd, i > 0);
                 close(fd);
         }
         return bytes;

@@ -24,9 +24,12 @@ int read_buf_reserve(struct read_buf *b, size_t want);
  * cgroup behind it vanished). */
 int read_full_fd(int fd, struct read_buf *b);
 
-/* Reads the whole file behind fd from offset 0 into buf (size bytes: at most size - 1 of data,
- * then a NUL), like read_full_fd() but without allocating. Sets *ret_len. Returns 0, -EFBIG
- * when the file does not fit, or a negative errno. */
+/* Reads a file the kernel prints in one go (a cgroup attribute, a pressure file,
+ * /proc/meminfo: one seq_file record) into buf with one pread from offset 0: such a read returns
+ * the whole text when it fits, as systemd's read_virtual_file() relies on. size bytes: at most
+ * size - 1 of data, then a NUL. Sets *ret_len. Returns 0, -EFBIG when the buffer filled up (there
+ * may be more: read it with read_full_fd()), or a negative errno. Not for files printed record by
+ * record (lru_gen, /proc/swaps): a read of those may stop at any record. */
 int read_fd_into(int fd, char *buf, size_t size, size_t *ret_len);
 
 /* Opens path (relative to dirfd when not AT_FDCWD) read-only and reads it whole.
@@ -47,10 +50,10 @@ bool errno_is_vanished(int err);
  * /proc/meminfo fit; a bigger file goes to the heap. */
 #define READ_SMALL_MAX 8192
 
-/* Reads the whole file behind fd from offset 0 and hands it to parse(buf, len, ret): the one
- * shape of every reader's *_read(). They run for every managed cgroup every cycle: the text is
- * read into a stack buffer, the heap is used only for a file that does not fit. Evaluates to 0
- * or a negative errno. */
+/* Reads a file the kernel prints in one go (read_fd_into()) from offset 0 and hands it to
+ * parse(buf, len, ret): the one shape of the per-cycle readers' *_read(). They run for every
+ * managed cgroup every cycle: one pread into a stack buffer, and only a file that fills it is
+ * read again, whole, on the heap. Evaluates to 0 or a negative errno. */
 #define READ_AND_PARSE(fd, parse, ret)                                          \
         ({                                                                      \
                 char _s_[READ_SMALL_MAX];                                       \
