@@ -167,6 +167,11 @@ static void table_swap_in(struct streams *s, size_t n) {
         s->n_files = n;
 }
 
+static int cmp_u64(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+        return x < y ? -1 : x > y;
+}
+
 /* Makes room for n files in both tables. The map holds up to STREAMS_MAP_ENTRIES, but on most
  * nodes a few streams at a time: the tables grow with what the map holds. Returns 0 or
  * -ENOMEM. */
@@ -201,9 +206,12 @@ int streams_feed(struct streams *s, const struct streams_key *keys, const struct
         return 0;
 }
 
-/* Reads the whole BPF map into the table. Entries the LRU map evicted are forgotten. Returns 0,
- * or the errno of the map walk (without a map: 0, the table stays as fed). */
-static int streams_drain(struct streams *s) {
+/* Reads the whole BPF map into the table, keeping the files of the cgroups in ids (n_ids, sorted):
+ * the managed cgroups and the descendants they cover, the only ones ever classified. The map
+ * counts every cgroup of the node (up to STREAMS_MAP_ENTRIES files), and the table would hold
+ * them all. Entries the LRU map evicted are forgotten. Returns 0, or the errno of the map walk
+ * (without a map: 0, the table stays as fed). */
+static int streams_drain(struct streams *s, const uint64_t *ids, size_t n_ids) {
 #if HAVE_BPF
         if (!s->skel)
                 return 0;
@@ -212,19 +220,24 @@ static int streams_drain(struct streams *s) {
         bool have_prev = false;
         size_t n = 0;
 
-        while (n < STREAMS_MAP_ENTRIES &&
-               bpf_map_get_next_key(map_fd, have_prev ? &prev : NULL, &key) == 0) {
+        for (size_t visited = 0; visited < STREAMS_MAP_ENTRIES &&
+             bpf_map_get_next_key(map_fd, have_prev ? &prev : NULL, &key) == 0; visited++) {
+                prev = key;
+                have_prev = true;
+                if (n_ids == 0 || !bsearch(&key.cgroup_id, ids, n_ids, sizeof *ids, cmp_u64))
+                        continue;
                 if (tables_reserve(s, n + 1) < 0)
                         return -ENOMEM;
                 struct file_entry *e = &s->next[n];
-                prev = key;
-                have_prev = true;
                 *e = (struct file_entry) { .key = key };
                 if (bpf_map_lookup_elem(map_fd, &key, &e->val) < 0)
                         continue; /* evicted meanwhile; the walk goes on from this key */
                 n++;
         }
         table_swap_in(s, n);
+#else
+        (void) ids;
+        (void) n_ids;
 #endif
         return 0;
 }
@@ -375,11 +388,6 @@ static size_t files_of_cgroup(const struct streams *s, uint64_t id, size_t *ret_
                 end++;
         *ret_n = end - lo;
         return lo;
-}
-
-static int cmp_u64(const void *a, const void *b) {
-        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-        return x < y ? -1 : x > y;
 }
 
 static struct stream_file entry_to_file(const struct file_entry *e, uint64_t page_size) {
@@ -539,7 +547,22 @@ int streams_cycle(struct streams *s, const struct cycle_input *in, struct cgroup
 
         if (!s)
                 return 0;
-        r = streams_drain(s);
+        /* The ids whose files matter: every managed cgroup (paused ones too: their files keep
+         * their history) and the descendants each covers, sorted. */
+        size_t n_ids = 0, cap = n_cgroups;
+        for (size_t i = 0; i < n_cgroups; i++)
+                cap += cgroups[i]->n_covered;
+        _cleanup_free_ uint64_t *ids = cap ? reallocarray(NULL, cap, sizeof *ids) : NULL;
+        if (cap && !ids)
+                return -ENOMEM;
+        for (size_t i = 0; i < n_cgroups; i++) {
+                ids[n_ids++] = cgroups[i]->id;
+                for (size_t k = 0; k < cgroups[i]->n_covered; k++)
+                        ids[n_ids++] = cgroups[i]->covered_ids[k];
+        }
+        if (n_ids > 1)
+                qsort(ids, n_ids, sizeof *ids, cmp_u64);
+        r = streams_drain(s, ids, n_ids);
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
