@@ -6,24 +6,34 @@
 #include <string.h>
 
 int cgroup_new(const char *root, const char *path, uint64_t id, struct cgroup **ret) {
-        struct cgroup *cg = calloc(1, sizeof *cg);
+        /* The path lives at the end of the same allocation (one allocation per cgroup, not
+         * two: there can be thousands). */
+        size_t len = strlen(path);
+        struct cgroup *cg = calloc(1, sizeof *cg + len + 1);
         int r;
 
         if (!cg)
                 return -ENOMEM;
         cg->id = id;
-        cg->path = strdup(path);
-        if (!cg->path) {
-                free(cg);
-                return -ENOMEM;
-        }
+        cg->path = memcpy(cg->path_storage, path, len + 1);
         r = cgroup_files_open(root, path, id, &cg->files);
         if (r < 0) {
-                free(cg->path);
                 free(cg);
                 return r;
         }
         *ret = cg;
+        return 0;
+}
+
+int cgroup_set_path(struct cgroup *cg, const char *path) {
+        if (strcmp(cg->path, path) == 0)
+                return 0;
+        char *p = strdup(path);
+        if (!p)
+                return -ENOMEM;
+        if (cg->path != cg->path_storage)
+                free(cg->path);
+        cg->path = p;
         return 0;
 }
 
@@ -32,7 +42,8 @@ void cgroup_free(struct cgroup *cg) {
                 return;
         cgroup_files_close(&cg->files);
         free(cg->covered_ids);
-        free(cg->path);
+        if (cg->path != cg->path_storage)
+                free(cg->path);
         free(cg);
 }
 

@@ -11,13 +11,6 @@
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
 
-/* The memory.stat counters a job's effect is measured against (control_job_done()): those of
- * the reading its decision was taken on. */
-struct job_baseline {
-        uint64_t anon, file, steal;
-        bool has_anon, has_file, has_steal;
-};
-
 /* Runtime overrides (Set()): the keys in mask, with their values. Lost on restart only. */
 struct control_overrides {
         struct policy policy;
@@ -52,13 +45,12 @@ struct prev_reading {
 struct control_state {
         struct prev_reading prev;
         struct decision_summary last;
-        struct job_baseline before;    /* of the decision in flight */
         struct control_overrides *overrides; /* NULL without runtime overrides */
         uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES];
-        uint64_t actions, errors;
-        uint64_t stream_files;         /* one-shot stream files dropped (or advised), cumulative */
-        uint64_t stream_dropped_bytes; /* … bytes asked to drop, cumulative */
+        uint64_t stream_dropped_bytes; /* one-shot stream bytes asked to drop, cumulative */
         uint64_t in_flight_token;      /* the in-flight job's token (unique for the daemon's life) */
+        uint32_t actions, errors;      /* cumulative */
+        uint32_t stream_files;         /* one-shot stream files dropped (or advised), cumulative */
         uint32_t policy_size;          /* bytes in policy; 0 before the first cycle */
         bool has_prev;
         bool has_last;                 /* last holds a decision */
@@ -129,12 +121,25 @@ static void prev_take(const struct cgroup_reading *rd, struct prev_reading *ret)
                         ret->stat_present |= UINT32_C(1) << i;
 }
 
-static void baseline_take(const struct memstat *m, struct job_baseline *ret) {
-        struct job_baseline b = {};
-        b.has_anon = memstat_get(m, MEMSTAT_ANON, &b.anon);
-        b.has_file = memstat_get(m, MEMSTAT_FILE, &b.file);
-        b.has_steal = memstat_get(m, MEMSTAT_PGSTEAL_PROACTIVE, &b.steal);
-        *ret = b;
+/* The memory.stat counters a job's effect is measured against (control_job_done()), in the
+ * job: anon, file and pgsteal_proactive of the reading its decision was taken on. */
+enum { BASE_ANON, BASE_FILE, BASE_STEAL };
+
+static void baseline_take(const struct memstat *m, struct actuator_job *j) {
+        static const enum memstat_key keys[] = {
+                [BASE_ANON] = MEMSTAT_ANON,
+                [BASE_FILE] = MEMSTAT_FILE,
+                [BASE_STEAL] = MEMSTAT_PGSTEAL_PROACTIVE,
+        };
+        j->has_baseline = 0;
+        for (unsigned k = 0; k < ELEMENTSOF(keys); k++)
+                if (memstat_get(m, keys[k], &j->baseline[k]))
+                        j->has_baseline |= (uint8_t) (1u << k);
+}
+
+/* Returns baseline k of the job, 0 when it was absent. */
+static uint64_t baseline(const struct actuator_job *j, unsigned k) {
+        return j->has_baseline & (1u << k) ? j->baseline[k] : 0;
 }
 
 int control_cgroup_set_paused(struct cgroup *cg, bool paused) {
@@ -355,8 +360,7 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
         }
         if (!s || !s->in_flight || s->in_flight_token != j->token) {
                 /* The cgroup went away meanwhile, or stopped being managed and came back with
-                 * a fresh state (same id): this job is not the one its state waits for, and
-                 * s->before belongs to another job (or to none). */
+                 * a fresh state (same id): this job is not the one its state waits for. */
                 actuator_job_free(j);
                 return;
         }
@@ -387,17 +391,17 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
 
         struct cgroup_reading after;
         if (!cg->vanished && cgroup_read(cg, j->finished_usec, &after) >= 0) {
-                const struct job_baseline *b = &s->before;
                 const struct memstat *a = &after.stat;
-                uint64_t a0 = b->has_anon ? b->anon : 0, f0 = b->has_file ? b->file : 0;
-                uint64_t a1 = 0, f1 = 0, s1 = 0;
+                uint64_t a0 = baseline(j, BASE_ANON), f0 = baseline(j, BASE_FILE);
+                uint64_t a1 = 0, f1 = 0, s1 = 0, s0 = baseline(j, BASE_STEAL);
                 memstat_get(a, MEMSTAT_ANON, &a1);
                 memstat_get(a, MEMSTAT_FILE, &f1);
                 got_anon = a0 > a1 ? a0 - a1 : 0;
                 got_file = f0 > f1 ? f0 - f1 : 0;
                 /* memstat_delta(): 0 when absent from either reading or gone backwards. */
                 bool has_s1 = memstat_get(a, MEMSTAT_PGSTEAL_PROACTIVE, &s1);
-                uint64_t steal = b->has_steal && has_s1 && s1 >= b->steal ? s1 - b->steal : 0;
+                uint64_t steal = (j->has_baseline & (1u << BASE_STEAL)) && has_s1 && s1 >= s0 ?
+                                 s1 - s0 : 0;
                 if (steal == 0) {
                         got_anon = got_file = 0; /* the workload freed it, not us */
                 } else if (steal * j->page_size < got_anon + got_file) {
@@ -444,7 +448,7 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
         j->advise_ageing = advise_ageing;
         j->submitted_usec = cur->now_usec;
         j->token = ++next_token;
-        baseline_take(&cur->stat, &s->before);
+        baseline_take(&cur->stat, j);
         s->in_flight = true;
         s->in_flight_token = j->token;
         if (!advise_ageing) {

@@ -409,14 +409,8 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                         log_info("Managing %s (id %llu) with [%s], mode %s.", e->path,
                                  (unsigned long long) e->id, e->section->glob,
                                  policy_mode_to_string(e->policy.mode));
-                } else if (strcmp(cg->path, e->path) != 0) {
-                        free(cg->path); /* renamed: ids are stable, paths are not */
-                        cg->path = strdup(e->path);
-                        if (!cg->path) {
-                                r = -ENOMEM;
-                                goto out;
-                        }
-                }
+                } else if ((r = cgroup_set_path(cg, e->path)) < 0)
+                        goto out; /* renamed: ids are stable, paths are not */
                 cg->section = e->section;
                 cg->policy = e->policy;
                 control_cgroup_apply_overrides(cg);

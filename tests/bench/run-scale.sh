@@ -19,7 +19,8 @@
 # cgroups). Builds must be without sanitizers:
 #   meson setup build-rel -Db_sanitize=none -Dbuildtype=release && ninja -C build-rel
 # Every managed cgroup keeps its memory files open (about 10 descriptors): a size needs
-# RLIMIT_NOFILE of about 12 per cgroup; a size the hard limit does not allow is reported n/a.
+# RLIMIT_NOFILE of 10 per cgroup and 512 more; a size the hard limit does not allow is reported
+# n/a.
 # --vm also boots Debian's 7.3 kernel in QEMU (tests/vm/scenarios/bench-scale.sh, under the
 # machine-wide lock) for 1,000 real cgroups each holding a small process and a 10,000-cgroup
 # fixture tree in tmpfs, the daemon and both readers in the same guest; --no-host skips the host.
@@ -64,7 +65,7 @@ if [ "$REPORT_ONLY" = 0 ]; then
 fi
 MATCH='/scale.slice/*/*'
 
-nofile() { echo $(( $1 * 12 + 4096 )); }
+nofile() { echo $(( $1 * 10 + 512 )); }
 lim() { echo prlimit --nofile="$(nofile "$1")" --; }
 # Whether this shell may give a size its descriptors (raising the hard limit needs
 # CAP_SYS_RESOURCE).

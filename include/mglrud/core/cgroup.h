@@ -20,11 +20,16 @@ struct cgroup {
         bool seen;                      /* mark for the rescan sweep */
         bool vanished;                  /* a read saw ENOENT/ENODEV: drop at next rescan */
         void *userdata;                 /* the controller state (control.c) */
+        char path_storage[];            /* the path it was found at (path, until a rename) */
 };
 
 /* Opens the cgroup root/path with id. Returns 0 and a new cgroup, or what cgroup_files_open()
  * returns. */
 int cgroup_new(const char *root, const char *path, uint64_t id, struct cgroup **ret);
+
+/* Sets cg's path after a rename (ids are stable, paths are not). Returns 0 or -ENOMEM (the old
+ * path stays). */
+int cgroup_set_path(struct cgroup *cg, const char *path);
 
 /* Closes files and frees the cgroup (not its userdata). NULL is fine. */
 void cgroup_free(struct cgroup *cg);
