@@ -235,6 +235,18 @@ static int streams_drain(struct streams *s, const uint64_t *ids, size_t n_ids) {
                 n++;
         }
         table_swap_in(s, n);
+        /* Files come and go with their cgroups: give back what a busier cycle needed. */
+        if (s->cap > 256 && n < s->cap / 4) {
+                size_t cap = MAX(n * 2, (size_t) 256);
+                struct file_entry *f = reallocarray(s->files, cap, sizeof *f);
+                if (f) {
+                        s->files = f;
+                        struct file_entry *x = reallocarray(s->next, cap, sizeof *x);
+                        if (x)
+                                s->next = x;
+                        s->cap = cap; /* next holds at least that many either way */
+                }
+        }
 #else
         (void) ids;
         (void) n_ids;

@@ -504,6 +504,28 @@ static int publish(struct parser *ps) {
         return 0;
 }
 
+/* Gives back what a bigger histogram left: the arrays grow by doubling and would keep the
+ * high-water mark of every cgroup (and dying memcg) the node ever listed. Shrunk to twice what is
+ * in use once that is under a quarter of it. */
+static void lrugen_shrink(struct lrugen *l) {
+        if (l->lruvecs_cap > 64 && l->n_lruvecs < l->lruvecs_cap / 4) {
+                size_t cap = MAX(l->n_lruvecs * 2, (size_t) 64);
+                struct lrugen_lruvec *v = reallocarray(l->lruvecs, cap, sizeof *v);
+                if (v) {
+                        l->lruvecs = v;
+                        l->lruvecs_cap = cap;
+                }
+        }
+        if (l->paths_cap > 4096 && l->paths_len < l->paths_cap / 4) {
+                size_t cap = MAX(l->paths_len * 2, (size_t) 4096);
+                char *p = realloc(l->paths, cap);
+                if (p) {
+                        l->paths = p;
+                        l->paths_cap = cap;
+                }
+        }
+}
+
 static void lrugen_reset(struct lrugen *l) {
         l->n_lruvecs = 0;
         l->paths_len = 0;
@@ -538,6 +560,7 @@ static int parse_end(struct parser *ps, int r, size_t total, size_t rest) {
                 r = publish(ps);
         if (r < 0)
                 lrugen_reset(ps->out);
+        lrugen_shrink(ps->out);
         return r;
 }
 

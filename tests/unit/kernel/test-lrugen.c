@@ -366,6 +366,12 @@ static void test_read_chunks(void **state) {
         for (size_t i = 0; i < whole.n_lruvecs; i++)
                 assert_lruvec_equal(&whole, &whole.lruvecs[i], &chunked, &chunked.lruvecs[i]);
 
+        /* A small histogram after the big one: the arrays give back what it needed. */
+        assert_true(chunked.lruvecs_cap >= 400 && chunked.paths_cap > 70000);
+        assert_int_equal(parse_str("memcg 1 /\n node 0\n 1 2 3 4\n", &chunked), 0);
+        assert_int_equal(chunked.n_lruvecs, 1);
+        assert_true(chunked.lruvecs_cap <= 64 && chunked.paths_cap <= 4096);
+
         /* Cut in the middle of a line: the last line has no '\n'. */
         fd = fixture_memfd(text.data, text.len - 1);
         assert_true(fd >= 0);
