@@ -155,7 +155,7 @@ fi
 echo
 echo "mglrud --dry-run on fixture trees (tests/bench/run-scale.sh; medians of $RUNS rounds of $CYCLES cycles, the first 3 left out; readers: 10 passes; CPU is user + system, schedstat)"
 echo
-echo "| cgroups | reader | cycle wall (ms) | cycle CPU (ms) | CPU per cgroup (µs) | instructions per cycle (callgrind) | RSS (MiB) | peak RSS (MiB) | heap per cgroup (B) |"
+echo "| cgroups | reader | cycle wall (ms) | cycle CPU (ms) | CPU per cgroup (µs) | instructions per cycle (callgrind) | RSS (anon) (MiB) | peak RSS (MiB) | heap per cgroup (B) |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for n in $(echo "$SIZES" | tr ',' ' '); do
 	d="$OUT/scale-$n"
@@ -171,13 +171,14 @@ for n in $(echo "$SIZES" | tr ',' ' '); do
 		reopen) label="open/read/close (peers)" ;;
 		esac
 		med() { for r in $(seq 1 "$RUNS"); do get "$d/$who-$r.txt" "$1"; done | grep -v '^$' | median; }
-		cpu=$(med median_cpu_us) wall=$(med median_wall_us) rss=$(med rss_kib) hwm=$(med hwm_kib)
+		cpu=$(med median_cpu_us) wall=$(med median_wall_us) rss=$(med rss_kib) hwm=$(med hwm_kib) anon=$(med anon_kib)
 		ir=$(cg_median "$d/callgrind-$who.out") heap=$(massif_steady "$d/massif-$who.out")
-		awk -v n="$n" -v l="$label" -v w="$wall" -v c="$cpu" -v ir="$ir" -v rss="$rss" -v hwm="$hwm" -v heap="$heap" 'BEGIN {
+		awk -v n="$n" -v l="$label" -v w="$wall" -v c="$cpu" -v ir="$ir" -v rss="$rss" -v hwm="$hwm" -v heap="$heap" -v anon="$anon" 'BEGIN {
 			printf "| %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", n, l,
 				w == "" ? "n/a" : sprintf("%.1f", w / 1000), c == "" ? "n/a" : sprintf("%.1f", c / 1000),
 				c == "" ? "n/a" : sprintf("%.1f", c / n), ir == "" ? "n/a" : sprintf("%.1fM", ir / 1e6),
-				rss == "" ? "n/a" : sprintf("%.1f", rss / 1024), hwm == "" ? "n/a" : sprintf("%.1f", hwm / 1024),
+				rss == "" ? "n/a" : sprintf("%.1f (%s)", rss / 1024, anon == "" ? "n/a" : sprintf("%.1f", anon / 1024)),
+				hwm == "" ? "n/a" : sprintf("%.1f", hwm / 1024),
 				heap == "" || heap == 0 ? "n/a" : sprintf("%.0f", heap / n) }'
 	done
 done
@@ -187,7 +188,7 @@ if [ -d "$OUT/vm" ]; then
 	echo
 	echo "On Debian's 7.3 kernel in QEMU (TCG, 2 vCPUs), one guest (tests/vm/scenarios/bench-scale.sh): $(get "$OUT/vm.out" swarm_cgroups) real cgroups with a 256 KiB process each (lru_gen_full $(awk -v b="$(get "$OUT/vm.out" lru_gen_full_bytes)" 'BEGIN { printf "%.1f", b / 1048576 }') MiB, $(get "$OUT/vm.out" lru_gen_memcgs) memcgs), then a fixture tree in tmpfs; medians of the rounds"
 	echo
-	echo "| cgroups | reader | cycle wall (ms) | cycle CPU (ms) | CPU per cgroup (µs) | CPU vs keep-open reader | RSS (MiB) | peak RSS (MiB) |"
+	echo "| cgroups | reader | cycle wall (ms) | cycle CPU (ms) | CPU per cgroup (µs) | CPU vs keep-open reader | RSS (anon) (MiB) | peak RSS (MiB) |"
 	echo "|---|---|---|---|---|---|---|---|"
 	for tag in real fixture; do
 		ls "$v/$tag-daemon-"*.txt >/dev/null 2>&1 || continue
@@ -197,9 +198,11 @@ if [ -d "$OUT/vm" ]; then
 		for who in daemon keep reopen; do
 			case $who in daemon) label=mglrud ;; keep) label="keep open + pread (floor)" ;; reopen) label="open/read/close (peers)" ;; esac
 			awk -v n="$n" -v t="$tag" -v l="$label" -v w="$(vmed "$who" median_wall_us)" -v c="$(vmed "$who" median_cpu_us)" \
-				-v k="$keep" -v rss="$(vmed "$who" rss_kib)" -v hwm="$(vmed "$who" hwm_kib)" 'BEGIN {
-				printf "| %d %s | %s | %.1f | %.1f | %.1f | %.2f | %.1f | %.1f |\n", n, t, l,
-					w / 1000, c / 1000, c / n, k > 0 ? c / k : 0, rss / 1024, hwm / 1024 }'
+				-v k="$keep" -v rss="$(vmed "$who" rss_kib)" -v hwm="$(vmed "$who" hwm_kib)" \
+				-v anon="$(vmed "$who" anon_kib)" 'BEGIN {
+				printf "| %d %s | %s | %.1f | %.1f | %.1f | %.2f | %.1f (%s) | %.1f |\n", n, t, l,
+					w / 1000, c / 1000, c / n, (k > 0 ? c / k : 0), rss / 1024,
+					anon == "" ? "n/a" : sprintf("%.1f", anon / 1024), hwm / 1024 }'
 		done
 	done
 	for chunk in 65536 16777216; do

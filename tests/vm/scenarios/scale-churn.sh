@@ -50,12 +50,14 @@ cycle-meter --cycles 0 --rss-every 2 --timeout 3600 -- mglrud --config /tmp/chur
 METER=$!
 sleep "$SETTLE"
 churn_start=$(since "$tm")
+memcgs_before=$(grep -c '^memcg' "$LRU_GEN")
 cgroup-swarm --root "$CG_ROOT/swarm.slice" --count "$COUNT" --log /tmp/removed.log churn "$SECONDS_CHURN" \
 	> /tmp/swarm.log 2> /tmp/swarm.err
 swarm_rc=$?
 churn_end=$(since "$tm")
 sleep "$SETTLE"
 stop_at=$(since "$tm")
+memcgs_after=$(grep -c '^memcg' "$LRU_GEN")
 alive=0
 pid=$(pidof mglrud) && alive=1 && kill -TERM $pid
 wait "$METER"
@@ -64,6 +66,9 @@ wait "$STABLE_PID"
 result daemon_alive_at_end "$alive"
 result churn_start_s "$churn_start"
 result churn_end_s "$churn_end"
+# Removed cgroups stay listed in lru_gen while their memcgs die (zombies): the daemon parses them.
+result lru_gen_memcgs_before "$memcgs_before"
+result lru_gen_memcgs_after "$memcgs_after"
 
 result_file meter.txt /tmp/meter.txt
 result_file swarm.log /tmp/swarm.log
@@ -86,6 +91,9 @@ rss_peak=$(awk '$1 == "rss" { split($3, r, "="); if (r[2] > m) m = r[2] } END { 
 result rss_start_kib "$rss_start"
 result rss_end_kib "$rss_end"
 result rss_peak_kib "$rss_peak"
+# The curve, every 10 s: "t:RSS/RssAnon" in KiB.
+result rss_curve "$(awk '$1 == "rss" { split($2, t, "="); split($3, r, "="); split($5, a, "=");
+	if (t[2] >= next_t) { printf "%s%d:%d/%d", sep, t[2], r[2], a[2]; sep = ","; next_t += 10 } }' /tmp/meter.txt)"
 
 # Writes, from the debug log: "PATH: lru_gen age|lru_gen evict|memory.reclaim of … took … (RESULT)".
 awk '
