@@ -216,17 +216,22 @@ int manager_reload(struct manager *m) {
 /* ---- discovery ---- */
 
 struct walk_entry {
-        char *path;
+        const char *path;           /* into walk_ctx.paths, once the walk is done */
+        size_t path_off;
         uint64_t id;
         const struct policy_section *section;
         struct policy policy;
         bool managed;
 };
 
+/* The tree as one walk saw it: the entries and their paths in two blocks, not one allocation per
+ * cgroup (they would leave holes among the cgroups allocated meanwhile). */
 struct walk_ctx {
         struct manager *m;
         struct walk_entry *e;
         size_t n, cap;
+        char *paths;
+        size_t paths_len, paths_cap;
 };
 
 /* Watches one cgroup directory for children appearing or going (a repeated add is a no-op).
@@ -273,11 +278,19 @@ static int walk_collect(const char *rel_path, uint64_t id, void *userdata) {
                 w->e = n;
                 w->cap = cap;
         }
+        size_t len = strlen(rel_path) + 1;
+        if (w->paths_cap - w->paths_len < len) {
+                size_t cap = MAX(MAX(w->paths_cap * 2, w->paths_len + len), (size_t) 4096);
+                char *p = realloc(w->paths, cap);
+                if (!p)
+                        return -ENOMEM;
+                w->paths = p;
+                w->paths_cap = cap;
+        }
         struct walk_entry *e = &w->e[w->n];
-        *e = (struct walk_entry) { .id = id };
-        e->path = strdup(rel_path);
-        if (!e->path)
-                return -ENOMEM;
+        *e = (struct walk_entry) { .id = id, .path_off = w->paths_len };
+        memcpy(w->paths + w->paths_len, rel_path, len);
+        w->paths_len += len;
         e->section = config_policy_for(&w->m->config, rel_path, &e->policy);
         watch_cgroup_dir(w->m, rel_path);
         e->managed = e->section && e->policy.mode != POLICY_MODE_OFF;
@@ -374,6 +387,8 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                 log_error_errno(r, "Cannot walk cgroup tree %s: %m", m->cgroup_root);
                 goto out;
         }
+        for (size_t i = 0; i < w.n; i++)
+                w.e[i].path = w.paths + w.e[i].path_off;
 
         /* Room for every managed entry at once (one allocation, not one per new cgroup). */
         size_t n_sorted = m->n_cgroups, n_managed = 0;
@@ -459,8 +474,7 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
         m->last_rescan_usec = now_usec;
         r = 0;
 out:
-        for (size_t i = 0; i < w.n; i++)
-                free(w.e[i].path);
+        free(w.paths);
         free(w.e);
 #ifdef __GLIBC__
         /* Give back the pages the walk's entries (one per cgroup in the tree) and the state of
