@@ -159,18 +159,6 @@ struct policy_lruvec_state {
         bool has_pending_reject; /* pending_reject_seq is set */
 };
 
-/* Cycles counted in 32 bits: 136 years at one a second; the state is kept per cgroup. */
-struct policy_counters {
-        uint64_t planned_bytes[_LRUGEN_NR_TYPES]; /* sum of planned eviction/reclaim bytes */
-        uint32_t cycles;         /* policy_decide() calls that succeeded */
-        uint32_t warmups;        /* cycles without rates (first, reset, clock jump) */
-        uint32_t resets;         /* counter resets seen (cgroup recreated) */
-        uint32_t pressure;       /* cycles stopped by the cgroup's pressure */
-        uint32_t host_pressure;  /* cycles stopped by the host guard */
-        uint32_t errors;         /* policy_note_error() calls */
-        uint32_t t_raised, t_lowered;
-};
-
 struct policy_state {
         uint64_t cold_age_usec;      /* T, in [MinColdAge, MaxColdAge] */
         uint64_t quiet_since_usec;   /* start of the quiet streak (quiet_cycles) */
@@ -198,7 +186,6 @@ struct policy_state {
         unsigned stream_cycles;      /* consecutive cycles of fast file inflow, no refaults */
 
         int last_reason;             /* enum decision_reason of the last decision */
-        struct policy_counters counters;
         uint64_t last_decision_usec;
 
         /* Last, so that policy_state_size() bytes are the whole state. */
