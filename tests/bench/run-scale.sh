@@ -90,7 +90,7 @@ cg_median() { for f in "$1".*; do [ -f "$f" ] || continue; n=${f##*.}; [ "$n" -g
 # The heap (useful + malloc's own overhead) while the daemon cycles: the median over the massif
 # snapshots of the second half of the run (the first half holds the start, the last snapshots
 # the cleanup at exit).
-massif_steady() { awk -F= '/^snapshot=/ { s = $2 } /^time=/ { t[s] = $2 } /^mem_heap_B/ { h[s] = $2 }
+massif_steady() { [ -f "$1" ] || return 0; awk -F= '/^snapshot=/ { s = $2 } /^time=/ { t[s] = $2 } /^mem_heap_B/ { h[s] = $2 }
 	/^mem_heap_extra_B/ { h[s] += $2 } END { for (i = 0; i <= s; i++) if (t[i] >= t[s] / 2) print h[i] }' "$1" 2>/dev/null | median; }
 
 if [ "$REPORT_ONLY" = 0 ] && [ "$VM" = 1 ]; then
