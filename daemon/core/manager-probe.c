@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "manager-probe.h"
@@ -77,17 +78,68 @@ void manager_open_lrugen(struct manager *m) {
                            m->debugfs_root);
 }
 
+/* How many memcgs must show their cgroup directory's inode as id, with none showing another,
+ * before lru_gen's ids are taken for cgroup ids: a 6.x private id (1..65535) can equal its
+ * directory's inode by chance, not several. */
+#define LRUGEN_IDS_AGREE 3
+/* At most this many memcgs are looked at per histogram while the answer is unknown. */
+#define LRUGEN_IDS_TRIES 16
+
+/* Learns from the histogram just read, with its paths, what lru_gen's ids are: on 7.x a memcg's
+ * id is its cgroup id, the inode of its directory (docs/design.md, "Kernel interfaces"); 6.x
+ * prints a private id. Memcgs whose path does not resolve under the cgroup root (gone since, or
+ * outside the daemon's view) say nothing; with fewer than LRUGEN_IDS_AGREE that resolve, the
+ * next histogram is asked. Once they are known to be cgroup ids, the histograms are read
+ * without paths (about a third of what the histogram costs per cgroup). */
+static void learn_lrugen_ids(struct manager *m) {
+        const struct lrugen *l = &m->lrugen;
+        unsigned agree = 0, tries = 0;
+
+        _cleanup_close_ int root = open(m->cgroup_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0)
+                return;
+        for (size_t i = 0; i < l->n_lruvecs && tries < LRUGEN_IDS_TRIES; i++) {
+                const struct lrugen_lruvec *v = &l->lruvecs[i];
+                const char *path = lrugen_path(l, v);
+                struct stat st;
+
+                if (i > 0 && l->lruvecs[i - 1].memcg_id == v->memcg_id)
+                        continue; /* the same memcg on another node */
+                if (path[0] != '/' || path[1] == '\0')
+                        continue; /* the root: its id is 1 either way */
+                tries++;
+                if (fstatat(root, path + 1, &st, 0) < 0 || !S_ISDIR(st.st_mode))
+                        continue;
+                if (st.st_ino != v->memcg_id) {
+                        m->lrugen_ids = LRUGEN_IDS_PRIVATE;
+                        log_debug("lru_gen ids are not cgroup ids (memcg %llu is %s, inode %llu): "
+                                  "cgroups are found by path.", (unsigned long long) v->memcg_id,
+                                  path, (unsigned long long) st.st_ino);
+                        return;
+                }
+                if (++agree >= LRUGEN_IDS_AGREE) {
+                        m->lrugen_ids = LRUGEN_IDS_CGROUP;
+                        log_debug("lru_gen ids are cgroup ids: the histogram's paths are not kept.");
+                        return;
+                }
+        }
+}
+
 void manager_read_lrugen(struct manager *m) {
         m->lrugen_valid = false;
         if (m->lrugen_read_fd < 0)
                 return;
-        int r = lrugen_read(m->lrugen_read_fd, &m->lrugen_buf, &m->lrugen);
+        int r = lrugen_read(m->lrugen_read_fd, &m->lrugen_buf,
+                            m->lrugen_ids == LRUGEN_IDS_CGROUP ? LRUGEN_READ_NO_PATHS : 0,
+                            &m->lrugen);
         if (r < 0) {
                 log_warning_errno(r, "Cannot read %s/lru_gen%s (%zu bytes): %m", m->debugfs_root,
                                   m->caps.lrugen_full ? "_full" : "", m->lrugen_buf.len);
                 return;
         }
         m->lrugen_valid = true;
+        if (m->lrugen_ids == LRUGEN_IDS_UNKNOWN)
+                learn_lrugen_ids(m);
 }
 
 /* Reads what the kernel supports. In dry-run nothing is written, so write probes are replaced

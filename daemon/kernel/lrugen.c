@@ -53,6 +53,7 @@ struct parser {
         bool want_node;        /* the previous line was a memcg line */
         uint64_t memcg_id;
         size_t memcg_path_off;
+        bool no_paths;         /* LRUGEN_READ_NO_PATHS: every path is "" */
 
         int full;              /* -1 unknown, 0 lru_gen, 1 lru_gen_full */
         unsigned cur_tiers;    /* tier lines seen after the current generation line */
@@ -215,7 +216,7 @@ static int parse_memcg_line(struct parser *ps, const char *s, size_t len) {
          * cgroup, whose path is absolute. */
         if (id != 0 && (plen == 0 || path[0] != '/'))
                 return -EINVAL;
-        ssize_t off = pool_add(ps->out, path, plen);
+        ssize_t off = pool_add(ps->out, path, ps->no_paths ? 0 : plen);
         if (off < 0)
                 return (int) off;
 
@@ -529,6 +530,7 @@ static void lrugen_shrink(struct lrugen *l) {
 static void lrugen_reset(struct lrugen *l) {
         l->n_lruvecs = 0;
         l->paths_len = 0;
+        l->no_paths = false;
         l->full = false;
         l->format = LRUGEN_FORMAT_UNKNOWN;
 }
@@ -582,12 +584,14 @@ void lrugen_done(struct lrugen *l) {
         *l = (struct lrugen) {};
 }
 
-int lrugen_read(int fd, struct read_buf *buf, struct lrugen *ret) {
-        struct parser ps = { .out = ret, .full = -1, .sorted = true };
+int lrugen_read(int fd, struct read_buf *buf, unsigned flags, struct lrugen *ret) {
+        struct parser ps = { .out = ret, .full = -1, .sorted = true,
+                             .no_paths = flags & LRUGEN_READ_NO_PATHS };
         size_t have = 0, total = 0;
         int r;
 
         lrugen_reset(ret);
+        ret->no_paths = ps.no_paths;
         /* The file is read in chunks and parsed as it comes, so the daemon never holds the
          * whole text (about 2 KiB per memcg in lru_gen_full: 20 MiB at 10,000 cgroups). It
          * costs the kernel nothing more: a read of a seq_file returns at most one seq buffer
@@ -651,6 +655,8 @@ size_t lrugen_find_memcg(const struct lrugen *l, uint64_t memcg_id,
 }
 
 const struct lrugen_lruvec *lrugen_find_path(const struct lrugen *l, const char *path) {
+        if (l->no_paths)
+                return NULL;
         for (size_t i = 0; i < l->n_lruvecs; i++)
                 if (strcmp(lrugen_path(l, &l->lruvecs[i]), path) == 0)
                         return &l->lruvecs[i];

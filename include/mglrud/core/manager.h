@@ -35,6 +35,13 @@ struct manager_caps {
         bool lrugen_full;          /* reading lru_gen_full (tier counters available) */
 };
 
+/* What lru_gen's memcg ids are (manager-probe.c: learnt from the first histograms). */
+enum lrugen_ids {
+        LRUGEN_IDS_UNKNOWN,        /* not known yet: paths are kept */
+        LRUGEN_IDS_CGROUP,         /* 7.x: cgroup ids; a cgroup is found by id, no path kept */
+        LRUGEN_IDS_PRIVATE,        /* 6.x private ids: a cgroup is found by its path */
+};
+
 struct manager {
         struct config config;
         char *config_file, *dropin_dir;
@@ -55,6 +62,7 @@ struct manager {
         struct read_buf lrugen_buf;
         struct lrugen lrugen;
         bool lrugen_valid;          /* this cycle's parse succeeded */
+        enum lrugen_ids lrugen_ids;
 
         int host_psi_fd, meminfo_fd, swaps_fd;
         int inotify_fd;             /* watches every cgroup directory for mkdir/rmdir */

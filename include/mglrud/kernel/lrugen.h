@@ -63,11 +63,12 @@ struct lrugen {
         bool full;                     /* tier lines were present */
         enum lrugen_format format;
         char *paths;                   /* the paths, NUL-terminated (lrugen_lruvec.path_off) */
+        bool no_paths;                 /* read with LRUGEN_READ_NO_PATHS */
         size_t paths_len, paths_cap;
         size_t lruvecs_cap;
 };
 
-/* Returns the cgroup path of v, a lruvec of l. */
+/* Returns the cgroup path of v, a lruvec of l ("" when read with LRUGEN_READ_NO_PATHS). */
 static inline const char *lrugen_path(const struct lrugen *l, const struct lrugen_lruvec *v) {
         return l->paths + v->path_off;
 }
@@ -86,11 +87,19 @@ int lrugen_parse(const char *buf, size_t len, struct lrugen *ret);
 /* How much of lru_gen lrugen_read() holds at a time. */
 #define LRUGEN_READ_CHUNK (64 * 1024)
 
+enum lrugen_read_flags {
+        /* The ids are cgroup ids (7.x): a cgroup is found by its id, so the paths, about a third
+         * of what a record costs, are not kept (every lrugen_path() is ""). The text is checked
+         * all the same. */
+        LRUGEN_READ_NO_PATHS = 1u << 0,
+};
+
 /* Reads the open lru_gen(_full) fd from offset 0 and parses it into ret, LRUGEN_READ_CHUNK
  * bytes at a time through buf (kept by the caller and reused across cycles; it grows only for
- * a line longer than that). buf->len is set to the bytes read. Returns 0, a negative errno from
- * the read (ret is then left empty), or what lrugen_parse returns. */
-int lrugen_read(int fd, struct read_buf *buf, struct lrugen *ret);
+ * a line longer than that), as enum lrugen_read_flags say. buf->len is set to the bytes read.
+ * Returns 0, a negative errno from the read (ret is then left empty), or what lrugen_parse
+ * returns. */
+int lrugen_read(int fd, struct read_buf *buf, unsigned flags, struct lrugen *ret);
 
 /* Frees everything lrugen_parse allocated. */
 void lrugen_done(struct lrugen *l);
@@ -99,5 +108,6 @@ void lrugen_done(struct lrugen *l);
 size_t lrugen_find_memcg(const struct lrugen *l, uint64_t memcg_id,
                          const struct lrugen_lruvec **ret_first);
 
-/* Returns the first lruvec whose path equals path (6.x id lookups), or NULL. */
+/* Returns the first lruvec whose path equals path (6.x id lookups), or NULL (always when l was
+ * read without paths). */
 const struct lrugen_lruvec *lrugen_find_path(const struct lrugen *l, const char *path);
