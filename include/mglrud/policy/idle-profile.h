@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* idle-profile.h: how much memory has been idle for how long, what a cold age threshold would
+ * free, and how often idle pages come back (docs/design.md, "Idle-age profile"). Pure functions
+ * over lru_gen lruvecs, like the controllers: no I/O, no clocks.
+ *
+ * One idle model, the tiering controller's (tiering.c: tiering_gen_idle_usec): the pages of
+ * generation g have been idle for at least age(g+1); the youngest generation's idle time is not
+ * known. The generations cannot tell anything past the oldest one: a ladder rung longer than the
+ * oldest generation's idle time is "not known yet", and where only some lruvecs reach a rung the
+ * figure is "at least". */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mglrud/kernel/lrugen.h"
+#include "mglrud/policy/policy.h"
+
+/* The default ladder: 10 s, 30 s, 1, 2, 5, 10, 30 min, 1 h. */
+#define IDLE_LADDER_DEFAULT_N 8
+extern const uint64_t idle_ladder_default_usec[IDLE_LADDER_DEFAULT_N];
+
+#define IDLE_LADDER_MAX 12                  /* rungs of a ladder */
+#define IDLE_ROWS_MAX (IDLE_LADDER_MAX + 1) /* the rungs and the oldest generation's row */
+
+/* Flags of a row (and of a forecast). */
+enum {
+        IDLE_ROW_PARTIAL = 1u << 0, /* some lruvec's generations end before this idle time: the
+                                     * figure is a lower bound ("at least") */
+        IDLE_ROW_UNKNOWN = 1u << 1, /* beyond every lruvec's oldest generation: not known yet */
+        IDLE_ROW_HORIZON = 1u << 2, /* the row of the oldest generation's idle time itself */
+        IDLE_ROW_NO_SWAP = 1u << 3, /* forecast: cold anon, but no swap (headroom) takes it */
+        IDLE_ROW_FLOOR   = 1u << 4, /* forecast: cut to current − max(memory.min, Floor, hot) */
+};
+
+struct idle_profile_row {
+        uint64_t idle_usec;
+        uint64_t bytes[_LRUGEN_NR_TYPES]; /* idle for at least idle_usec; 0 when UNKNOWN */
+        unsigned flags;
+};
+
+struct idle_profile {
+        struct idle_profile_row rows[IDLE_ROWS_MAX]; /* by idle time, shortest first */
+        size_t n_rows;
+        uint64_t total_bytes[_LRUGEN_NR_TYPES];  /* every generation */
+        uint64_t hot_bytes[_LRUGEN_NR_TYPES];    /* the two youngest generations (never evicted) */
+        uint64_t horizon_usec;     /* the longest idle time the generations tell: the oldest
+                                    * generation's, over the lruvecs; 0 when none does */
+        uint64_t aged_min_usec;    /* age of the youngest generation (time since the last ageing)
+                                    * over the lruvecs with pages: min and max */
+        uint64_t aged_max_usec;
+        size_t n_lruvecs;          /* lruvecs with pages */
+};
+
+/* Fills *ret with the idle-age profile of lruvecs v[0..n) at now_usec on ladder[0..n_ladder)
+ * (ascending, at most IDLE_LADDER_MAX), adding a row for the horizon when it falls between
+ * rungs. state (may be NULL) caps the idle time of generations our evictions put pages back
+ * into, as the controller does. Returns 0, or -EINVAL (NULL pointers, a ladder too long or not
+ * ascending, a zero page size). */
+int idle_profile_compute(const struct lrugen_lruvec *v, size_t n, const struct policy_state *state,
+                         uint64_t now_usec, uint64_t page_size, const uint64_t *ladder,
+                         size_t n_ladder, struct idle_profile *ret);
+
+/* Returns the idle time of lruvec v's oldest generation that holds pages, other than the
+ * youngest (the longest idle time it tells), or 0. slot may be NULL. */
+uint64_t idle_lruvec_horizon(const struct lrugen_lruvec *v, const struct policy_lruvec_state *slot,
+                             uint64_t now_usec);
+
+/* What a cold age threshold would free now. */
+struct idle_forecast {
+        uint64_t threshold_usec;
+        uint64_t bytes[_LRUGEN_NR_TYPES];
+        unsigned flags;            /* IDLE_ROW_PARTIAL, UNKNOWN, NO_SWAP, FLOOR */
+};
+
+/* Fills *ret with what evicting the generations idle for at least threshold_usec would free
+ * from cur's lruvecs: the cold prefix of each lruvec (never the two youngest generations) as the
+ * tiering controller computes it, anon no more than the swap headroom, in all no more than
+ * memory.current − max(memory.min, Floor=, hot set). Unlike a decision it is not cut to
+ * MaxStep: it is what the threshold frees over the next cycles. Returns 0 or -EINVAL. */
+int idle_forecast_compute(const struct policy *p, const struct kernel_caps *caps,
+                          const struct policy_state *state, const struct cgroup_sample *cur,
+                          uint64_t threshold_usec, struct idle_forecast *ret);
+
+/* Re-access (promotion) rate per rung: pages that left a generation that eviction could take,
+ * idle for at least the rung, between two readings (the ageing walk moved them to the youngest
+ * generation because they were used again; the workload may also have freed them). Accumulated
+ * over the readings with an exponential window, so the figure follows the workload. */
+#define IDLE_RISK_WINDOW_USEC (10ULL * 60 * 1000000)
+
+struct idle_risk {
+        uint64_t ladder_usec[IDLE_LADDER_MAX];
+        size_t n;
+        double exposed[IDLE_LADDER_MAX][_LRUGEN_NR_TYPES];  /* byte-seconds at or above a rung */
+        double promoted[IDLE_LADDER_MAX][_LRUGEN_NR_TYPES]; /* bytes that left those generations */
+        double window_usec;        /* time covered, weighted like the sums */
+        uint64_t intervals, skipped; /* readings used, and skipped (reclaim, gap, recreated) */
+};
+
+/* Initialises r for ladder[0..n) (ascending, at most IDLE_LADDER_MAX). Returns 0 or -EINVAL. */
+int idle_risk_init(struct idle_risk *r, const uint64_t *ladder, size_t n);
+
+/* Accounts the interval between two readings of the same lruvecs (matched by memcg and node):
+ * for each generation eviction could take at the first (not the two youngest), its idle time
+ * then, its bytes, and how many of its pages (or those merged into the oldest generation since)
+ * are gone at the second. An interval in which reclaim took pages from the cgroup
+ * (reclaimed_pages > 0: eviction takes the oldest pages too), longer than
+ * POLICY_MAX_SAMPLE_GAP_USEC or not forward in time is skipped; so is a lruvec whose sequence
+ * numbers went back (recreated). state may be NULL. Returns true when the interval was used. */
+bool idle_risk_account(struct idle_risk *r, const struct lrugen_lruvec *prev, size_t n_prev,
+                       uint64_t prev_usec, const struct lrugen_lruvec *cur, size_t n_cur,
+                       uint64_t cur_usec, const struct policy_state *state, uint64_t page_size,
+                       uint64_t reclaimed_pages);
+
+/* Returns the share of the bytes idle for at least rung k that came back per minute (0.05: 5%
+ * per minute), or a negative value when nothing was exposed at that rung yet. */
+double idle_risk_share_per_min(const struct idle_risk *r, size_t k, int type);

@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* idle-profile.c: the idle-age profile (bytes idle for at least t on a ladder of t), the
+ * savings forecast of a cold age threshold, and the measured re-access rate per rung. The idle
+ * time of a generation is the tiering controller's (tiering_gen_idle_usec), and what a threshold
+ * frees is its cold prefix (tiering_cold_prefix): the advice and the profile cannot disagree
+ * with what Mode=active then does. */
+#include "mglrud/policy/idle-profile.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "policy-internal.h"
+
+const uint64_t idle_ladder_default_usec[IDLE_LADDER_DEFAULT_N] = {
+        10 * USEC_PER_SEC,  30 * USEC_PER_SEC,      USEC_PER_MINUTE,      2 * USEC_PER_MINUTE,
+        5 * USEC_PER_MINUTE, 10 * USEC_PER_MINUTE, 30 * USEC_PER_MINUTE, 60 * USEC_PER_MINUTE,
+};
+
+static bool ladder_valid(const uint64_t *ladder, size_t n) {
+        if (!ladder || n == 0 || n > IDLE_LADDER_MAX || ladder[0] == 0)
+                return false;
+        for (size_t k = 1; k < n; k++)
+                if (ladder[k] <= ladder[k - 1])
+                        return false;
+        return true;
+}
+
+static uint64_t lruvec_pages(const struct lrugen_lruvec *v) {
+        uint64_t n = 0;
+
+        for (unsigned i = 0; i < v->nr_gens; i++)
+                n += tiering_gen_pages(&v->gens[i], LRUGEN_ANON) +
+                     tiering_gen_pages(&v->gens[i], LRUGEN_FILE);
+        return n;
+}
+
+uint64_t idle_lruvec_horizon(const struct lrugen_lruvec *v, const struct policy_lruvec_state *slot,
+                             uint64_t now_usec) {
+        /* The youngest generation has no known idle time. */
+        for (unsigned i = 0; i + 1 < v->nr_gens; i++)
+                if (tiering_gen_pages(&v->gens[i], LRUGEN_ANON) +
+                    tiering_gen_pages(&v->gens[i], LRUGEN_FILE) > 0)
+                        return tiering_gen_idle_usec(v, i, slot, now_usec);
+        return 0;
+}
+
+/* Adds to bytes[] what lruvec v holds idle for at least t. */
+static void lruvec_idle_bytes(const struct lrugen_lruvec *v, const struct policy_lruvec_state *slot,
+                              uint64_t now_usec, uint64_t page_size, uint64_t t,
+                              uint64_t bytes[_LRUGEN_NR_TYPES]) {
+        for (unsigned i = 0; i < v->nr_gens; i++) {
+                if (tiering_gen_idle_usec(v, i, slot, now_usec) < t)
+                        continue;
+                for (int type = 0; type < _LRUGEN_NR_TYPES; type++)
+                        bytes[type] += tiering_gen_pages(&v->gens[i], type) * page_size;
+        }
+}
+
+/* Fills row for idle time t over v[0..n), whose longest idle time is horizon. */
+static void profile_row(const struct lrugen_lruvec *v, size_t n, const struct policy_state *state,
+                        uint64_t now_usec, uint64_t page_size, uint64_t horizon, uint64_t t,
+                        struct idle_profile_row *row) {
+        *row = (struct idle_profile_row) { .idle_usec = t };
+        if (horizon == 0 || t > horizon) {
+                row->flags |= IDLE_ROW_UNKNOWN;
+                return;
+        }
+        if (t == horizon)
+                row->flags |= IDLE_ROW_HORIZON;
+        for (size_t j = 0; j < n; j++) {
+                const struct policy_lruvec_state *slot =
+                        state ? policy_lruvec_find(state, v[j].memcg_id, v[j].node) : NULL;
+
+                if (lruvec_pages(&v[j]) == 0)
+                        continue;
+                /* This lruvec cannot tell whether its oldest pages are idle this long. */
+                if (idle_lruvec_horizon(&v[j], slot, now_usec) < t)
+                        row->flags |= IDLE_ROW_PARTIAL;
+                lruvec_idle_bytes(&v[j], slot, now_usec, page_size, t, row->bytes);
+        }
+}
+
+int idle_profile_compute(const struct lrugen_lruvec *v, size_t n, const struct policy_state *state,
+                         uint64_t now_usec, uint64_t page_size, const uint64_t *ladder,
+                         size_t n_ladder, struct idle_profile *ret) {
+        struct idle_profile p = {};
+
+        if ((n > 0 && !v) || !ret || page_size == 0 || !ladder_valid(ladder, n_ladder))
+                return -EINVAL;
+
+        for (size_t j = 0; j < n; j++) {
+                const struct policy_lruvec_state *slot =
+                        state ? policy_lruvec_find(state, v[j].memcg_id, v[j].node) : NULL;
+
+                if (v[j].nr_gens == 0 || v[j].nr_gens > LRUGEN_MAX_NR_GENS)
+                        return -EINVAL;
+                if (lruvec_pages(&v[j]) == 0)
+                        continue;
+                uint64_t aged = (uint64_t) v[j].gens[v[j].nr_gens - 1].age_ms * USEC_PER_MSEC;
+                p.aged_min_usec = p.n_lruvecs == 0 ? aged : u64_min(p.aged_min_usec, aged);
+                p.aged_max_usec = u64_max(p.aged_max_usec, aged);
+                p.n_lruvecs++;
+                p.horizon_usec = u64_max(p.horizon_usec, idle_lruvec_horizon(&v[j], slot, now_usec));
+                for (unsigned i = 0; i < v[j].nr_gens; i++)
+                        for (int type = 0; type < _LRUGEN_NR_TYPES; type++) {
+                                uint64_t b = tiering_gen_pages(&v[j].gens[i], type) * page_size;
+
+                                p.total_bytes[type] += b;
+                                if (i + 2 >= v[j].nr_gens)
+                                        p.hot_bytes[type] += b;
+                        }
+        }
+
+        /* The rungs, with the horizon's own row where it falls between two of them. */
+        bool horizon_done = p.horizon_usec == 0;
+        for (size_t k = 0; k < n_ladder; k++) {
+                if (!horizon_done && p.horizon_usec <= ladder[k]) {
+                        if (p.horizon_usec < ladder[k])
+                                profile_row(v, n, state, now_usec, page_size, p.horizon_usec,
+                                            p.horizon_usec, &p.rows[p.n_rows++]);
+                        horizon_done = true;
+                }
+                profile_row(v, n, state, now_usec, page_size, p.horizon_usec, ladder[k],
+                            &p.rows[p.n_rows++]);
+        }
+        if (!horizon_done)
+                profile_row(v, n, state, now_usec, page_size, p.horizon_usec, p.horizon_usec,
+                            &p.rows[p.n_rows++]);
+        *ret = p;
+        return 0;
+}
+
+int idle_forecast_compute(const struct policy *p, const struct kernel_caps *caps,
+                          const struct policy_state *state, const struct cgroup_sample *cur,
+                          uint64_t threshold_usec, struct idle_forecast *ret) {
+        struct idle_forecast f = { .threshold_usec = threshold_usec };
+        uint64_t horizon = 0, hot = 0;
+
+        if (!p || !caps || !cur || !ret || caps->page_size == 0 || threshold_usec == 0 ||
+            (cur->n_lruvecs > 0 && !cur->lruvecs))
+                return -EINVAL;
+
+        for (size_t j = 0; cur->has_lrugen && j < cur->n_lruvecs; j++) {
+                const struct lrugen_lruvec *v = &cur->lruvecs[j];
+                const struct policy_lruvec_state *slot =
+                        state ? policy_lruvec_find(state, v->memcg_id, v->node) : NULL;
+
+                if (v->nr_gens == 0 || v->nr_gens > LRUGEN_MAX_NR_GENS)
+                        return -EINVAL;
+                if (lruvec_pages(v) == 0)
+                        continue;
+                uint64_t h = idle_lruvec_horizon(v, slot, cur->now_usec);
+                horizon = u64_max(horizon, h);
+                if (h < threshold_usec)
+                        f.flags |= IDLE_ROW_PARTIAL;
+                for (unsigned i = v->nr_gens >= 2 ? v->nr_gens - 2 : 0; i < v->nr_gens; i++)
+                        hot += tiering_gen_pages(&v->gens[i], LRUGEN_ANON) +
+                               tiering_gen_pages(&v->gens[i], LRUGEN_FILE);
+                for (int type = 0; type < _LRUGEN_NR_TYPES; type++) {
+                        uint64_t pages;
+
+                        (void) tiering_cold_prefix(v, slot, cur->now_usec, type, threshold_usec,
+                                                   &pages);
+                        f.bytes[type] += pages * caps->page_size;
+                }
+        }
+        if (horizon < threshold_usec) {
+                f.flags = (f.flags & ~IDLE_ROW_PARTIAL) | IDLE_ROW_UNKNOWN;
+                *ret = f;
+                return 0;
+        }
+
+        uint64_t headroom = policy_swap_headroom(caps, cur);
+        if (f.bytes[LRUGEN_ANON] > headroom) {
+                f.bytes[LRUGEN_ANON] = pages_floor_bytes(headroom, caps->page_size);
+                f.flags |= IDLE_ROW_NO_SWAP;
+        }
+        /* Never below max(memory.min, Floor=, hot set), as policy_budget() keeps it. */
+        uint64_t floor;
+        (void) policy_budget(p, cur, hot * caps->page_size, caps->page_size, &floor);
+        uint64_t limit = u64_sub_sat(cur->limits.current, floor);
+        uint64_t sum = f.bytes[LRUGEN_ANON] + f.bytes[LRUGEN_FILE];
+        if (sum > limit) {
+                double k = (double) limit / (double) sum;
+
+                f.bytes[LRUGEN_ANON] =
+                        pages_floor_bytes((uint64_t) ((double) f.bytes[LRUGEN_ANON] * k),
+                                          caps->page_size);
+                f.bytes[LRUGEN_FILE] = pages_floor_bytes(limit - f.bytes[LRUGEN_ANON],
+                                                         caps->page_size);
+                f.flags |= IDLE_ROW_FLOOR;
+        }
+        *ret = f;
+        return 0;
+}
+
+int idle_risk_init(struct idle_risk *r, const uint64_t *ladder, size_t n) {
+        if (!r || !ladder_valid(ladder, n))
+                return -EINVAL;
+        *r = (struct idle_risk) { .n = n };
+        memcpy(r->ladder_usec, ladder, n * sizeof *ladder);
+        return 0;
+}
+
+/* Returns the lruvec of cur[0..n) with v's memcg and node, trying index hint first. */
+static const struct lrugen_lruvec *match_lruvec(const struct lrugen_lruvec *cur, size_t n,
+                                                const struct lrugen_lruvec *v, size_t hint) {
+        if (hint < n && cur[hint].memcg_id == v->memcg_id && cur[hint].node == v->node)
+                return &cur[hint];
+        for (size_t j = 0; j < n; j++)
+                if (cur[j].memcg_id == v->memcg_id && cur[j].node == v->node)
+                        return &cur[j];
+        return NULL;
+}
+
+/* Fills gone[i] with the pages of type that left generation i of p by the reading c. The
+ * generations of p up to c's oldest sequence number were merged into that one (ageing with four
+ * generations folds the oldest into the next): what that group lost is taken from its youngest
+ * member first, whose pages are the most recently used. Returns false when c is not a later
+ * reading of the same lruvec (its sequence numbers went back: recreated). */
+static bool lruvec_gone_pages(const struct lrugen_lruvec *p, const struct lrugen_lruvec *c, int type,
+                              uint64_t gone[LRUGEN_MAX_NR_GENS]) {
+        uint64_t oldest = c->gens[0].seq, group_prev = 0, group_cur = 0;
+        int last_in_group = -1;
+
+        if (c->gens[c->nr_gens - 1].seq < p->gens[p->nr_gens - 1].seq || oldest < p->gens[0].seq)
+                return false;
+        for (unsigned i = 0; i < p->nr_gens; i++) {
+                uint64_t seq = p->gens[i].seq, pages = tiering_gen_pages(&p->gens[i], type);
+
+                gone[i] = 0;
+                if (seq <= oldest) {
+                        group_prev += pages;
+                        last_in_group = (int) i;
+                        continue;
+                }
+                /* Generations are consecutive sequence numbers, oldest first. */
+                uint64_t k = seq - oldest;
+                if (k >= c->nr_gens || c->gens[k].seq != seq)
+                        return false;
+                gone[i] = u64_sub_sat(pages, tiering_gen_pages(&c->gens[k], type));
+        }
+        if (c->gens[0].seq == oldest)
+                group_cur = tiering_gen_pages(&c->gens[0], type);
+        uint64_t left = u64_sub_sat(group_prev, group_cur);
+        for (int i = last_in_group; i >= 0 && left > 0; i--) {
+                uint64_t g = u64_min(left, tiering_gen_pages(&p->gens[i], type));
+
+                gone[i] = g;
+                left -= g;
+        }
+        return true;
+}
+
+bool idle_risk_account(struct idle_risk *r, const struct lrugen_lruvec *prev, size_t n_prev,
+                       uint64_t prev_usec, const struct lrugen_lruvec *cur, size_t n_cur,
+                       uint64_t cur_usec, const struct policy_state *state, uint64_t page_size,
+                       uint64_t reclaimed_pages) {
+        bool used = false;
+
+        if (!r || (n_prev > 0 && !prev) || (n_cur > 0 && !cur) || page_size == 0)
+                return false;
+        if (reclaimed_pages > 0 || cur_usec <= prev_usec ||
+            cur_usec - prev_usec > POLICY_MAX_SAMPLE_GAP_USEC || n_prev == 0) {
+                r->skipped++;
+                return false;
+        }
+        double dt = (double) (cur_usec - prev_usec);
+        double decay = exp(-dt / (double) IDLE_RISK_WINDOW_USEC);
+        for (size_t k = 0; k < r->n; k++)
+                for (int type = 0; type < _LRUGEN_NR_TYPES; type++) {
+                        r->exposed[k][type] *= decay;
+                        r->promoted[k][type] *= decay;
+                }
+
+        for (size_t j = 0; j < n_prev; j++) {
+                const struct lrugen_lruvec *p = &prev[j];
+                const struct lrugen_lruvec *c = match_lruvec(cur, n_cur, p, j);
+                const struct policy_lruvec_state *slot =
+                        state ? policy_lruvec_find(state, p->memcg_id, p->node) : NULL;
+                uint64_t gone[_LRUGEN_NR_TYPES][LRUGEN_MAX_NR_GENS];
+
+                if (!c || p->nr_gens == 0 || p->nr_gens > LRUGEN_MAX_NR_GENS || c->nr_gens == 0 ||
+                    c->nr_gens > LRUGEN_MAX_NR_GENS)
+                        continue;
+                if (!lruvec_gone_pages(p, c, LRUGEN_ANON, gone[LRUGEN_ANON]) ||
+                    !lruvec_gone_pages(p, c, LRUGEN_FILE, gone[LRUGEN_FILE]))
+                        continue;
+                used = true;
+                /* What eviction could take: never the two youngest generations. */
+                for (unsigned i = 0; i + 3 <= p->nr_gens; i++) {
+                        uint64_t idle = tiering_gen_idle_usec(p, i, slot, prev_usec);
+
+                        for (size_t k = 0; k < r->n && r->ladder_usec[k] <= idle; k++)
+                                for (int type = 0; type < _LRUGEN_NR_TYPES; type++) {
+                                        double b = (double) (tiering_gen_pages(&p->gens[i], type) *
+                                                             page_size);
+
+                                        r->exposed[k][type] += b * dt / (double) USEC_PER_SEC;
+                                        r->promoted[k][type] +=
+                                                (double) (gone[type][i] * page_size);
+                                }
+                }
+        }
+        if (!used) {
+                r->window_usec *= decay;
+                r->skipped++;
+                return false;
+        }
+        r->window_usec = r->window_usec * decay + dt;
+        r->intervals++;
+        return true;
+}
+
+double idle_risk_share_per_min(const struct idle_risk *r, size_t k, int type) {
+        if (!r || k >= r->n || type < 0 || type >= _LRUGEN_NR_TYPES || r->exposed[k][type] <= 0)
+                return -1;
+        return r->promoted[k][type] * 60.0 / r->exposed[k][type];
+}
