@@ -314,7 +314,23 @@ bool idle_risk_account(struct idle_risk *r, const struct lrugen_lruvec *prev, si
 }
 
 double idle_risk_share_per_min(const struct idle_risk *r, size_t k, int type) {
-        if (!r || k >= r->n || type < 0 || type >= _LRUGEN_NR_TYPES || r->exposed[k][type] <= 0)
+        double promoted = 0, exposed = 0;
+
+        if (!r || k >= r->n || type < 0 || type > IDLE_RISK_ALL)
                 return -1;
-        return r->promoted[k][type] * 60.0 / r->exposed[k][type];
+        for (int t = 0; t < _LRUGEN_NR_TYPES; t++)
+                if (type == IDLE_RISK_ALL || type == t) {
+                        promoted += r->promoted[k][t];
+                        exposed += r->exposed[k][t];
+                }
+        if (exposed <= 0)
+                return -1;
+        return promoted * 60.0 / exposed;
+}
+
+int idle_risk_rung(const struct idle_risk *r, uint64_t idle_usec) {
+        for (size_t k = 0; r && k < r->n; k++)
+                if (r->ladder_usec[k] == idle_usec)
+                        return (int) k;
+        return -1;
 }

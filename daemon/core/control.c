@@ -31,13 +31,30 @@ struct control_state {
         struct cgroup_reading before;  /* the reading the in-flight decision was made on */
         struct policy overrides;       /* runtime overrides (Set()): the keys in override_mask */
         uint32_t override_mask;        /* (1u << enum policy_key); lost on restart only */
+        struct control_idle idle;      /* the idle-age profile of the last cycle */
+        struct lrugen_lruvec *risk_prev; /* the lruvecs of the previous profile (no paths) */
+        size_t n_risk_prev, cap_risk_prev;
+        struct memstat risk_prev_stat; /* memory.stat with them: reclaim in between? */
+        uint64_t risk_prev_usec;
+        bool has_risk_prev;
 };
+
+static const char *const forecast_names[_CONTROL_FORECAST_MAX] = {
+        [CONTROL_FORECAST_T] = "T",
+        [CONTROL_FORECAST_MIN] = "MinColdAge",
+        [CONTROL_FORECAST_MAX] = "MaxColdAge",
+};
+
+const char *control_forecast_to_string(enum control_forecast f) {
+        return (unsigned) f < _CONTROL_FORECAST_MAX ? forecast_names[f] : NULL;
+}
 
 void control_cgroup_free(struct cgroup *cg) {
         struct control_state *s = cg ? cg->userdata : NULL;
         if (!s)
                 return;
         free(s->lruvecs);
+        free(s->risk_prev);
         free(s);
         cg->userdata = NULL;
 }
@@ -77,9 +94,12 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
                 .section = cg->section ? cg->section->glob : "-",
                 .mode = policy_mode_to_string(cg->policy.mode),
                 .reason = "none",
+                .min_cold_age_usec = cg->policy.min_cold_age_usec,
+                .max_cold_age_usec = cg->policy.max_cold_age_usec,
         };
         if (!s)
                 return 0;
+        ret->idle = s->idle;
         ret->paused = s->paused;
         for (unsigned k = 0; k < _POLICY_KEY_MAX; k++)
                 if (s->override_mask & (1u << k)) {
@@ -333,6 +353,76 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
         return r == -ESHUTDOWN ? 0 : r;
 }
 
+/* Keeps this cycle's lruvecs for the next re-access measurement, without their paths (they
+ * point into the histogram, which the next read replaces). Returns 0 or -ENOMEM. */
+static int keep_risk_lruvecs(struct control_state *s, const struct cgroup_reading *cur) {
+        if (s->n_lruvecs > s->cap_risk_prev) {
+                struct lrugen_lruvec *v = realloc(s->risk_prev, s->n_lruvecs * sizeof *v);
+                if (!v)
+                        return -ENOMEM;
+                s->risk_prev = v;
+                s->cap_risk_prev = s->n_lruvecs;
+        }
+        if (s->n_lruvecs > 0)
+                memcpy(s->risk_prev, s->lruvecs, s->n_lruvecs * sizeof *s->lruvecs);
+        for (size_t i = 0; i < s->n_lruvecs; i++)
+                s->risk_prev[i].path = NULL;
+        s->n_risk_prev = s->n_lruvecs;
+        s->risk_prev_stat = cur->stat;
+        s->risk_prev_usec = cur->now_usec;
+        s->has_risk_prev = true;
+        return 0;
+}
+
+/* Updates cg's idle-age profile from this cycle's reading (docs/design.md, "Idle-age
+ * profile"): the ladder, what T, MinColdAge= and MaxColdAge= would free, and the re-access rate
+ * since the previous reading. p is the policy decided with, t the decision's T. Returns 0 or
+ * -ENOMEM. */
+static int idle_update(struct control_state *s, const struct cycle_input *in,
+                       const struct cgroup_reading *cur, const struct policy *p, uint64_t t) {
+        struct control_idle *x = &s->idle;
+        uint64_t ps = in->caps->page_size;
+
+        x->read_usec = cur->now_usec;
+        x->has_lists = memstat_get(&cur->stat, MEMSTAT_ACTIVE_ANON, &x->active[LRUGEN_ANON]) &&
+                       memstat_get(&cur->stat, MEMSTAT_INACTIVE_ANON, &x->inactive[LRUGEN_ANON]) &&
+                       memstat_get(&cur->stat, MEMSTAT_ACTIVE_FILE, &x->active[LRUGEN_FILE]) &&
+                       memstat_get(&cur->stat, MEMSTAT_INACTIVE_FILE, &x->inactive[LRUGEN_FILE]);
+        x->has_profile = false;
+        if (!in->lrugen) {
+                s->has_risk_prev = false;
+                return 0;
+        }
+        if (x->risk.n == 0)
+                (void) idle_risk_init(&x->risk, idle_ladder_default_usec, IDLE_LADDER_DEFAULT_N);
+        if (idle_profile_compute(s->lruvecs, s->n_lruvecs, &s->policy, cur->now_usec, ps,
+                                 idle_ladder_default_usec, IDLE_LADDER_DEFAULT_N, &x->profile) < 0)
+                return 0;
+        struct cgroup_sample sc;
+        fill_sample(cur, s->lruvecs, s->n_lruvecs, s->n_lruvecs > 0, &sc);
+        const uint64_t thresholds[_CONTROL_FORECAST_MAX] = {
+                [CONTROL_FORECAST_T] = t,
+                [CONTROL_FORECAST_MIN] = p->min_cold_age_usec,
+                [CONTROL_FORECAST_MAX] = p->max_cold_age_usec,
+        };
+        for (int i = 0; i < _CONTROL_FORECAST_MAX; i++)
+                if (idle_forecast_compute(p, in->caps, &s->policy, &sc, thresholds[i],
+                                          &x->forecasts[i]) < 0)
+                        return 0;
+        x->has_profile = true;
+        if (s->has_risk_prev) {
+                /* Without pgsteal nothing tells eviction from re-access: skip the interval. */
+                uint64_t reclaimed = memstat_has(&cur->stat, MEMSTAT_PGSTEAL)
+                                             ? memstat_delta(&s->risk_prev_stat, &cur->stat,
+                                                             MEMSTAT_PGSTEAL)
+                                             : 1;
+                (void) idle_risk_account(&x->risk, s->risk_prev, s->n_risk_prev, s->risk_prev_usec,
+                                         s->lruvecs, s->n_lruvecs, cur->now_usec, &s->policy, ps,
+                                         reclaimed);
+        }
+        return keep_risk_lruvecs(s, cur);
+}
+
 int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct actuator *act) {
         uint64_t now_usec = in->now_usec;
         struct control_state *s;
@@ -388,6 +478,9 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
         }
         s->last = d;
         s->has_last = true;
+        r = idle_update(s, in, &cur, &p, d.cold_age_usec);
+        if (r < 0)
+                return r;
 
         if (advise && !in->dry_run && d.n_age > 0 && in->caps->lrugen_write) {
                 /* Mode=advise still ages: ageing moves no page out of memory, and without it

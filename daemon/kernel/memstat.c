@@ -35,6 +35,10 @@ static const char *const memstat_key_table[_MEMSTAT_KEY_MAX] = {
         [MEMSTAT_PSWPOUT] = "pswpout",
         [MEMSTAT_ZSWPIN] = "zswpin",
         [MEMSTAT_ZSWPOUT] = "zswpout",
+        [MEMSTAT_INACTIVE_ANON] = "inactive_anon",
+        [MEMSTAT_ACTIVE_ANON] = "active_anon",
+        [MEMSTAT_INACTIVE_FILE] = "inactive_file",
+        [MEMSTAT_ACTIVE_FILE] = "active_file",
 };
 
 /* present is a 32-bit mask. */
@@ -47,7 +51,7 @@ const char *memstat_key_to_string(enum memstat_key k) {
 }
 
 /* Returns the key spelled exactly s[0..len), or -ENOENT for keys the policy does not use.
- * A linear scan: 26 short names against ~60 lines per file is cheaper than anything clever. */
+ * A linear scan: 30 short names against ~60 lines per file is cheaper than anything clever. */
 static int memstat_key_lookup(const char *s, size_t len) {
         for (int k = 0; k < _MEMSTAT_KEY_MAX; k++)
                 if (strlen(memstat_key_table[k]) == len && memcmp(memstat_key_table[k], s, len) == 0)

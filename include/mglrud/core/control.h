@@ -12,6 +12,29 @@
 #include "mglrud/core/cycle.h"
 #include "mglrud/core/cgroup.h"
 #include "mglrud/kernel/lrugen.h"
+#include "mglrud/policy/idle-profile.h"
+
+/* The forecasts of a cgroup's idle profile: what its thresholds would free. */
+enum control_forecast {
+        CONTROL_FORECAST_T,          /* the current cold age threshold */
+        CONTROL_FORECAST_MIN,        /* MinColdAge= */
+        CONTROL_FORECAST_MAX,        /* MaxColdAge= */
+        _CONTROL_FORECAST_MAX,
+};
+
+/* Returns "T", "MinColdAge" or "MaxColdAge", or NULL. */
+const char *control_forecast_to_string(enum control_forecast f);
+
+/* A cgroup's idle-age profile as of its last cycle (docs/design.md, "Idle-age profile"). */
+struct control_idle {
+        bool has_profile;           /* lru_gen was read: profile and forecasts are valid */
+        struct idle_profile profile;
+        struct idle_forecast forecasts[_CONTROL_FORECAST_MAX];
+        struct idle_risk risk;      /* re-access per ladder rung, over the readings so far */
+        bool has_lists;             /* memory.stat's LRU lists (what is known without lru_gen) */
+        uint64_t active[_LRUGEN_NR_TYPES], inactive[_LRUGEN_NR_TYPES];
+        uint64_t read_usec;         /* CLOCK_MONOTONIC of the reading; 0: none yet */
+};
 
 /* A read-only copy of one managed cgroup's controller state, for the bus, dumps and metrics.
  * The strings point into the cgroup and static tables: valid until the next cycle or rescan. */
@@ -36,6 +59,8 @@ struct control_snapshot {
         bool paused;               /* paused for this cgroup (not counting a daemon-wide pause) */
         char overrides[_POLICY_KEY_MAX][64]; /* runtime overrides, "MaxStep=32M", in key order */
         size_t n_overrides;
+        uint64_t min_cold_age_usec, max_cold_age_usec; /* the effective policy's bounds */
+        struct control_idle idle;  /* idle-age profile, forecasts, re-access */
 };
 
 /* Runs sample -> decide -> act -> report for cg with this cycle's input, handing writes to act.

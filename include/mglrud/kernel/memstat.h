@@ -33,6 +33,10 @@ enum memstat_key {
         MEMSTAT_PSWPOUT,
         MEMSTAT_ZSWPIN,
         MEMSTAT_ZSWPOUT,
+        MEMSTAT_INACTIVE_ANON,  /* the LRU lists: all a kernel without MGLRU tells about use */
+        MEMSTAT_ACTIVE_ANON,
+        MEMSTAT_INACTIVE_FILE,
+        MEMSTAT_ACTIVE_FILE,
         _MEMSTAT_KEY_MAX,
 };
 

@@ -113,6 +113,12 @@ bool idle_risk_account(struct idle_risk *r, const struct lrugen_lruvec *prev, si
                        uint64_t cur_usec, const struct policy_state *state, uint64_t page_size,
                        uint64_t reclaimed_pages);
 
-/* Returns the share of the bytes idle for at least rung k that came back per minute (0.05: 5%
- * per minute), or a negative value when nothing was exposed at that rung yet. */
+#define IDLE_RISK_ALL _LRUGEN_NR_TYPES /* a type for idle_risk_share_per_min(): anon and file */
+
+/* Returns the share of the bytes of type (or IDLE_RISK_ALL) idle for at least rung k that came
+ * back per minute (0.05: 5% per minute), or a negative value when nothing was exposed at that
+ * rung yet. */
 double idle_risk_share_per_min(const struct idle_risk *r, size_t k, int type);
+
+/* Returns the index of the rung of r at idle_usec, or -1 when it is not one of r's rungs. */
+int idle_risk_rung(const struct idle_risk *r, uint64_t idle_usec);
