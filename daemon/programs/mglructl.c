@@ -48,48 +48,6 @@ static void help(void) {
                MGLRUD_RUNTIME_DIR);
 }
 
-static void json_string(const char *s) {
-        putchar('"');
-        for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
-                if (*p == '"' || *p == '\\')
-                        printf("\\%c", *p);
-                else if (*p == '\n')
-                        fputs("\\n", stdout);
-                else if (*p == '\t')
-                        fputs("\\t", stdout);
-                else if (*p < 0x20)
-                        printf("\\u%04x", *p);
-                else
-                        putchar(*p);
-        }
-        putchar('"');
-}
-
-static void json_fields(const struct field *f, size_t n) {
-        putchar('{');
-        for (size_t i = 0; i < n; i++) {
-                if (i > 0)
-                        putchar(',');
-                json_string(f[i].key);
-                putchar(':');
-                switch (f[i].type) {
-                case 's':
-                        json_string(f[i].s);
-                        break;
-                case 't':
-                        printf("%" PRIu64, f[i].t);
-                        break;
-                case 'b':
-                        fputs(f[i].t ? "true" : "false", stdout);
-                        break;
-                case 'd':
-                        printf("%.9g", f[i].d);
-                        break;
-                }
-        }
-        putchar('}');
-}
-
 /* Calls a method returning a{sv} (argument arg when not NULL) and reads it into f. Returns
  * the count, or minus an exit code. */
 static int call_fields(sd_bus *bus, const char *member, const char *arg,
@@ -131,7 +89,7 @@ static int cmd_status(sd_bus *bus, bool full_json) {
 
         if (arg_json) {
                 fputs("{\"daemon\":", stdout);
-                json_fields(f, n);
+                ctl_json_fields(f, n);
                 fputs(",\"cgroups\":[", stdout);
         } else {
                 const struct field *v = ctl_field_get(f, n, "Version"), *s = ctl_field_get(f, n, "Status"),
@@ -158,11 +116,11 @@ static int cmd_status(sd_bus *bus, bool full_json) {
                         break;
                 if (arg_json && !full_json) {
                         printf("%s{\"Path\":", first ? "" : ",");
-                        json_string(path);
+                        ctl_json_string(path);
                         printf(",\"Id\":%" PRIu64 ",\"Mode\":", id);
-                        json_string(mode);
+                        ctl_json_string(mode);
                         fputs(",\"Reason\":", stdout);
-                        json_string(reason);
+                        ctl_json_string(reason);
                         putchar('}');
                         continue;
                 }
@@ -174,7 +132,7 @@ static int cmd_status(sd_bus *bus, bool full_json) {
                 if (arg_json) {
                         if (!first)
                                 putchar(',');
-                        json_fields(g, k);
+                        ctl_json_fields(g, k);
                 } else
                         print_cgroup_line(g, k);
         }
@@ -200,17 +158,36 @@ static int cmd_text(sd_bus *bus, const char *member) {
         return 0;
 }
 
-/* advise: the daemon's fresh advice for every cgroup, one line each. */
+/* Returns the idle entry of path in v[0..n), or NULL. */
+static const struct ctl_idle *idle_find(const struct ctl_idle *v, size_t n, const char *path) {
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(v[i].path, path) == 0)
+                        return &v[i];
+        return NULL;
+}
+
+/* advise: the daemon's fresh advice for every cgroup, one line each, then the idle-age profile
+ * of the host and of each cgroup (IdleProfile(), as of the last cycle). */
 static int cmd_advise(sd_bus *bus) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL, *idle_reply = NULL;
+        _cleanup_free_ struct ctl_idle *idle = NULL;
+        size_t n_idle = 0;
         int r = ctl_call(bus, "Advise", "", NULL, &reply);
+        if (r > 0)
+                return r;
+        r = ctl_idle_fetch(bus, &idle_reply, &idle, &n_idle);
         if (r > 0)
                 return r;
         if ((r = sd_bus_message_enter_container(reply, 'a', "(ss)")) < 0)
                 goto fail;
-        if (arg_json)
-                putchar('[');
-        else
+        if (arg_json) {
+                fputs("{\"host\":", stdout);
+                if (n_idle > 0 && idle[0].path[0] == 0)
+                        ctl_idle_json(&idle[0]);
+                else
+                        fputs("null", stdout);
+                fputs(",\"cgroups\":[", stdout);
+        } else
                 printf("%-32s %s\n", "CGROUP", "ADVICE");
         for (bool first = true;; first = false) {
                 const char *path, *line;
@@ -220,16 +197,30 @@ static int cmd_advise(sd_bus *bus) {
                 if (r == 0)
                         break;
                 if (arg_json) {
+                        const struct ctl_idle *x = idle_find(idle, n_idle, path);
                         printf("%s{\"Path\":", first ? "" : ",");
-                        json_string(path);
+                        ctl_json_string(path);
                         fputs(",\"Advice\":", stdout);
-                        json_string(line);
+                        ctl_json_string(line);
+                        fputs(",\"Profile\":", stdout);
+                        if (x)
+                                ctl_idle_json(x);
+                        else
+                                fputs("null", stdout);
                         putchar('}');
                 } else
                         printf("%-32s %s\n", path, line);
         }
-        if (arg_json)
-                puts("]");
+        if (arg_json) {
+                puts("]}");
+                return 0;
+        }
+        for (size_t i = 0; i < n_idle; i++) {
+                struct idle_table t;
+                ctl_idle_table(&idle[i], &t);
+                putchar('\n');
+                (void) idle_table_print(stdout, &t);
+        }
         return 0;
 fail:
         fprintf(stderr, "Cannot parse the Advise reply: %s\n", strerror(-r));

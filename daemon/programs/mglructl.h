@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+#include "mglrud/shared/idle-table.h"
+
 enum {
         EXIT_DAEMON = 1,
         EXIT_USAGE = 2,
@@ -42,6 +44,28 @@ int ctl_read_fields(sd_bus_message *reply, struct field *f, size_t max);
 const struct field *ctl_field_get(const struct field *f, size_t n, const char *key);
 /* Returns the t value of the field called key, or 0. */
 uint64_t ctl_field_u64(const struct field *f, size_t n, const char *key);
+
+/* Writes s to stdout as a JSON string. */
+void ctl_json_string(const char *s);
+/* Writes f[0..n) to stdout as a JSON object. */
+void ctl_json_fields(const struct field *f, size_t n);
+
+/* One IdleProfile() entry (mglructl-idle.c); strings point into the reply. */
+struct ctl_idle {
+        const char *path;          /* "" for the host */
+        struct field fields[MAX_FIELDS];
+        size_t n_fields;
+        struct idle_table_row rows[IDLE_TABLE_ROWS_MAX];
+        size_t n_rows;
+};
+
+/* Calls IdleProfile(): the host's entry first, then the cgroups'. *ret is malloc'ed, its
+ * strings live in *ret_reply. Prints the error and returns 0 or an exit code. */
+int ctl_idle_fetch(sd_bus *bus, sd_bus_message **ret_reply, struct ctl_idle **ret, size_t *ret_n);
+/* Fills the text table of an entry (pointing into it). */
+void ctl_idle_table(const struct ctl_idle *x, struct idle_table *t);
+/* Writes an entry to stdout as a JSON object: Path, Fields, Ladder. */
+void ctl_idle_json(const struct ctl_idle *x);
 
 /* Shows the daemon's cgroups, refreshed every interval_usec, until 'q' or SIGINT/SIGTERM; with
  * once, prints one frame without escape sequences and returns. Returns 0 or an exit code. */
