@@ -20,7 +20,7 @@
 #include "mglructl.h"
 
 static const char *arg_runtime_dir = MGLRUD_RUNTIME_DIR;
-static bool arg_json, arg_once;
+static bool arg_json, arg_once, arg_idle;
 static uint64_t arg_interval = USEC_PER_SEC;
 
 static void help(void) {
@@ -37,12 +37,14 @@ static void help(void) {
                "  set PATH KEY=VALUE\n"
                "                   override a policy key of PATH until restart (root);\n"
                "                   KEY= removes the override\n"
-               "  top              live view of the cgroups (keys c r p n sort, q quits)\n\n"
+               "  top              live view of the cgroups (keys c r p n sort, i idle-age view,\n"
+               "                   q quits)\n\n"
                "Options:\n"
                "     --runtime-dir=DIR  find the daemon's socket in DIR (default %s)\n"
                "     --json             JSON output for status, dump and advise\n"
                "     --interval=TIME    top: refresh every TIME (default 1s)\n"
                "     --once             top: print one frame and exit\n"
+               "     --idle             top: start in the idle-age view\n"
                "  -h --help             this help\n"
                "     --version          print the version\n",
                MGLRUD_RUNTIME_DIR);
@@ -245,12 +247,13 @@ static int cmd_set(sd_bus *bus, const char *path, const char *assignment) {
 }
 
 static int parse_argv(int argc, char **argv) {
-        enum { ARG_RUNTIME_DIR = 0x100, ARG_JSON, ARG_VERSION, ARG_INTERVAL, ARG_ONCE };
+        enum { ARG_RUNTIME_DIR = 0x100, ARG_JSON, ARG_VERSION, ARG_INTERVAL, ARG_ONCE, ARG_IDLE };
         static const struct option options[] = {
                 { "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
                 { "json", no_argument, NULL, ARG_JSON },
                 { "interval", required_argument, NULL, ARG_INTERVAL },
                 { "once", no_argument, NULL, ARG_ONCE },
+                { "idle", no_argument, NULL, ARG_IDLE },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 {}
@@ -274,6 +277,9 @@ static int parse_argv(int argc, char **argv) {
                         break;
                 case ARG_ONCE:
                         arg_once = true;
+                        break;
+                case ARG_IDLE:
+                        arg_idle = true;
                         break;
                 case 'h':
                         help();
@@ -322,7 +328,7 @@ int main(int argc, char **argv) {
         if (strcmp(verb, "dump") == 0)
                 return arg_json ? cmd_status(bus, true) : cmd_text(bus, "Dump");
         if (strcmp(verb, "top") == 0)
-                return ctl_top_run(bus, arg_interval, arg_once);
+                return ctl_top_run(bus, arg_interval, arg_once, arg_idle);
         if (strcmp(verb, "metrics") == 0)
                 return cmd_text(bus, "Metrics");
         if (strcmp(verb, "advise") == 0)

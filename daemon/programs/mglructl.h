@@ -68,5 +68,6 @@ void ctl_idle_table(const struct ctl_idle *x, struct idle_table *t);
 void ctl_idle_json(const struct ctl_idle *x);
 
 /* Shows the daemon's cgroups, refreshed every interval_usec, until 'q' or SIGINT/SIGTERM; with
- * once, prints one frame without escape sequences and returns. Returns 0 or an exit code. */
-int ctl_top_run(sd_bus *bus, uint64_t interval_usec, bool once);
+ * once, prints one frame without escape sequences and returns; idle_view starts in the idle-age
+ * view ('i' switches). Returns 0 or an exit code. */
+int ctl_top_run(sd_bus *bus, uint64_t interval_usec, bool once, bool idle_view);
