@@ -57,11 +57,28 @@ static void lruvec_idle_bytes(const struct lrugen_lruvec *v, const struct policy
         }
 }
 
+/* Adds to bytes[] what lruvec v holds whose known idle time is at most t. */
+static void lruvec_known_le_bytes(const struct lrugen_lruvec *v,
+                                  const struct policy_lruvec_state *slot, uint64_t now_usec,
+                                  uint64_t page_size, uint64_t t, uint64_t bytes[_LRUGEN_NR_TYPES]) {
+        for (unsigned i = 0; i < v->nr_gens; i++) {
+                if (tiering_gen_idle_usec(v, i, slot, now_usec) > t)
+                        continue;
+                for (int type = 0; type < _LRUGEN_NR_TYPES; type++)
+                        bytes[type] += tiering_gen_pages(&v->gens[i], type) * page_size;
+        }
+}
+
 /* Fills row for idle time t over v[0..n), whose longest idle time is horizon. */
 static void profile_row(const struct lrugen_lruvec *v, size_t n, const struct policy_state *state,
                         uint64_t now_usec, uint64_t page_size, uint64_t horizon, uint64_t t,
                         struct idle_profile_row *row) {
         *row = (struct idle_profile_row) { .idle_usec = t };
+        for (size_t j = 0; j < n; j++)
+                lruvec_known_le_bytes(&v[j],
+                                      state ? policy_lruvec_find(state, v[j].memcg_id, v[j].node)
+                                            : NULL,
+                                      now_usec, page_size, t, row->known_le_bytes);
         if (horizon == 0 || t > horizon) {
                 row->flags |= IDLE_ROW_UNKNOWN;
                 return;
@@ -109,6 +126,10 @@ int idle_profile_compute(const struct lrugen_lruvec *v, size_t n, const struct p
                                 p.total_bytes[type] += b;
                                 if (i + 2 >= v[j].nr_gens)
                                         p.hot_bytes[type] += b;
+                                p.known_idle_byte_seconds[type] +=
+                                        (double) b *
+                                        (double) tiering_gen_idle_usec(&v[j], i, slot, now_usec) /
+                                        (double) USEC_PER_SEC;
                         }
         }
 

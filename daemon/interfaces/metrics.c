@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mglrud/shared/idle-table.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
 #include "mglrud/shared/time.h"
@@ -62,6 +63,138 @@ static void put_typed(FILE *f, const char *name, const char *type, const char *h
         }
 }
 
+/* Returns true when t is a rung of the ladder (not a profile's own oldest-generation row):
+ * histogram buckets stay the same from one scrape to the next. */
+static bool ladder_rung(uint64_t t) {
+        for (size_t k = 0; k < IDLE_LADDER_DEFAULT_N; k++)
+                if (idle_ladder_default_usec[k] == t)
+                        return true;
+        return false;
+}
+
+/* Writes name{[cgroup="…",]type="…"[,extra]} (the value follows). */
+static void put_idle_series(FILE *f, const char *name, const char *cgroup, const char *type,
+                            const char *extra) {
+        fprintf(f, "%s{", name);
+        if (cgroup) {
+                fputs("cgroup=\"", f);
+                put_label(f, cgroup);
+                fputs("\"", f);
+        }
+        if (type)
+                fprintf(f, "%stype=\"%s\"", cgroup ? "," : "", type);
+        if (extra)
+                fprintf(f, "%s%s", cgroup || type ? "," : "", extra);
+        fputs("} ", f);
+}
+
+/* One idle-age histogram: per type, bucket le holds the bytes not known to be idle longer
+ * than le seconds, _count every byte in the generations, _sum the byte-seconds of known idle
+ * time. Bytes idle at least t: _count − bucket{le=t}. */
+static void put_idle_histogram(FILE *f, const char *name, const char *cgroup,
+                               const struct idle_profile *p) {
+        char bucket[128], sum[128], count[128], le[48];
+        snprintf(bucket, sizeof bucket, "%s_bucket", name);
+        snprintf(sum, sizeof sum, "%s_sum", name);
+        snprintf(count, sizeof count, "%s_count", name);
+        for (int t = 0; t < _LRUGEN_NR_TYPES; t++) {
+                for (size_t i = 0; i < p->n_rows; i++) {
+                        if (!ladder_rung(p->rows[i].idle_usec))
+                                continue;
+                        snprintf(le, sizeof le, "le=\"%.9g\"",
+                                 (double) p->rows[i].idle_usec / (double) USEC_PER_SEC);
+                        put_idle_series(f, bucket, cgroup, type_names[t], le);
+                        fprintf(f, "%llu\n", (unsigned long long) p->rows[i].known_le_bytes[t]);
+                }
+                put_idle_series(f, bucket, cgroup, type_names[t], "le=\"+Inf\"");
+                fprintf(f, "%llu\n", (unsigned long long) p->total_bytes[t]);
+                put_idle_series(f, sum, cgroup, type_names[t], NULL);
+                fprintf(f, "%.9g\n", p->known_idle_byte_seconds[t]);
+                put_idle_series(f, count, cgroup, type_names[t], NULL);
+                fprintf(f, "%llu\n", (unsigned long long) p->total_bytes[t]);
+        }
+}
+
+/* The idle-age profiles (docs/design.md, "Idle-age profile"): histograms, how far back the
+ * generations reach, the re-access rate per rung, what the thresholds would free. */
+static void put_idle(FILE *f, const struct daemon_stats *d, const struct control_snapshot *snaps,
+                     size_t n) {
+        const struct host_idle *h = d->host_idle;
+        char extra[64];
+
+        put_header(f, "mglrud_host_idle_bytes", "histogram",
+                   "Bytes of every memcg by known idle time: bucket le holds the bytes not known "
+                   "to be idle longer than le seconds (a generation is idle at least as long as "
+                   "the next younger one exists; the youngest 0).");
+        if (h && h->has_profile)
+                put_idle_histogram(f, "mglrud_host_idle_bytes", NULL, &h->profile);
+        put_header(f, "mglrud_host_idle_horizon_seconds", "gauge",
+                   "The longest idle time the host's generations tell: nothing is known past it.");
+        if (h && h->has_profile)
+                fprintf(f, "mglrud_host_idle_horizon_seconds %.9g\n",
+                        (double) h->profile.horizon_usec / (double) USEC_PER_SEC);
+
+        put_header(f, "mglrud_idle_bytes", "histogram",
+                   "Bytes of the cgroup by known idle time: bucket le holds the bytes not known "
+                   "to be idle longer than le seconds; _count - bucket is idle at least le.");
+        for (size_t i = 0; i < n; i++)
+                if (snaps[i].idle.has_profile)
+                        put_idle_histogram(f, "mglrud_idle_bytes", snaps[i].path,
+                                           &snaps[i].idle.profile);
+        put_header(f, "mglrud_idle_horizon_seconds", "gauge",
+                   "The longest idle time the cgroup's generations tell: nothing is known past it.");
+        for (size_t i = 0; i < n; i++)
+                if (snaps[i].idle.has_profile) {
+                        put_series(f, "mglrud_idle_horizon_seconds", snaps[i].path, NULL);
+                        fprintf(f, "%.9g\n", (double) snaps[i].idle.profile.horizon_usec /
+                                                     (double) USEC_PER_SEC);
+                }
+        put_header(f, "mglrud_idle_last_aged_seconds", "gauge",
+                   "Time since the cgroup's generations were last aged (the information's age).");
+        for (size_t i = 0; i < n; i++)
+                if (snaps[i].idle.has_profile && snaps[i].idle.profile.n_lruvecs > 0) {
+                        put_series(f, "mglrud_idle_last_aged_seconds", snaps[i].path, NULL);
+                        fprintf(f, "%.9g\n", (double) snaps[i].idle.profile.aged_min_usec /
+                                                     (double) USEC_PER_SEC);
+                }
+        put_header(f, "mglrud_idle_reaccess_ratio_per_minute", "gauge",
+                   "Share of the bytes idle at least ge seconds (in generations eviction could "
+                   "take) used again per minute, over the last minutes (after one minute).");
+        for (size_t i = 0; i < n; i++) {
+                const struct control_idle *x = &snaps[i].idle;
+                if (!x->has_profile || x->risk.window_usec < (double) IDLE_TABLE_REACCESS_MIN_USEC)
+                        continue;
+                for (size_t k = 0; k < x->risk.n; k++) {
+                        double share = idle_risk_share_per_min(&x->risk, k, IDLE_RISK_ALL);
+                        if (share < 0)
+                                continue;
+                        snprintf(extra, sizeof extra, "ge=\"%.9g\"",
+                                 (double) x->risk.ladder_usec[k] / (double) USEC_PER_SEC);
+                        put_idle_series(f, "mglrud_idle_reaccess_ratio_per_minute", snaps[i].path,
+                                        NULL, extra);
+                        fprintf(f, "%.9g\n", share);
+                }
+        }
+        put_header(f, "mglrud_forecast_free_bytes", "gauge",
+                   "What evicting the generations idle at least the threshold (T, MinColdAge, "
+                   "MaxColdAge) would free now; absent while not known.");
+        for (size_t i = 0; i < n; i++) {
+                const struct control_idle *x = &snaps[i].idle;
+                for (int k = 0; x->has_profile && k < _CONTROL_FORECAST_MAX; k++) {
+                        if (x->forecasts[k].flags & IDLE_ROW_UNKNOWN)
+                                continue;
+                        snprintf(extra, sizeof extra, "threshold=\"%s\"",
+                                 control_forecast_to_string(k));
+                        for (int t = 0; t < _LRUGEN_NR_TYPES; t++) {
+                                put_idle_series(f, "mglrud_forecast_free_bytes", snaps[i].path,
+                                                type_names[t], extra);
+                                fprintf(f, "%llu\n",
+                                        (unsigned long long) x->forecasts[k].bytes[t]);
+                        }
+                }
+        }
+}
+
 int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_snapshot *snaps,
                    size_t n) {
         put_typed(f, "mglrud_reclaimed_bytes_total", "counter",
@@ -106,6 +239,8 @@ int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_s
                 put_series(f, "mglrud_stream_dropped_bytes_total", snaps[i].path, NULL);
                 fprintf(f, "%llu\n", (unsigned long long) snaps[i].stream_dropped_bytes);
         }
+
+        put_idle(f, d, snaps, n);
 
         put_header(f, "mglrud_cycles_total", "counter", "Control cycles run.");
         fprintf(f, "mglrud_cycles_total %llu\n", (unsigned long long) d->cycles);

@@ -38,6 +38,10 @@ struct idle_profile_row {
         uint64_t idle_usec;
         uint64_t bytes[_LRUGEN_NR_TYPES]; /* idle for at least idle_usec; 0 when UNKNOWN */
         unsigned flags;
+        /* The bytes whose known idle time (the youngest generation's: 0) is at most idle_usec:
+         * a Prometheus histogram's bucket le=idle_usec. Past the oldest generation it is every
+         * byte, as no idle time longer than that is known. */
+        uint64_t known_le_bytes[_LRUGEN_NR_TYPES];
 };
 
 struct idle_profile {
@@ -45,6 +49,8 @@ struct idle_profile {
         size_t n_rows;
         uint64_t total_bytes[_LRUGEN_NR_TYPES];  /* every generation */
         uint64_t hot_bytes[_LRUGEN_NR_TYPES];    /* the two youngest generations (never evicted) */
+        double known_idle_byte_seconds[_LRUGEN_NR_TYPES]; /* Σ bytes × known idle time (the
+                                                   * histogram's _sum) */
         uint64_t horizon_usec;     /* the longest idle time the generations tell: the oldest
                                     * generation's, over the lruvecs; 0 when none does */
         uint64_t aged_min_usec;    /* age of the youngest generation (time since the last ageing)

@@ -54,6 +54,13 @@ static void test_ladder_one_lruvec(void **unused) {
         r = row_at(&p, 30 * MIN_);
         assert_int_equal(r->flags, IDLE_ROW_UNKNOWN);
         assert_int_equal(r->bytes[LRUGEN_ANON], 0);
+        /* The histogram's buckets: bytes known idle at most t (the youngest generation: 0). */
+        assert_int_equal(row_at(&p, 10 * SEC)->known_le_bytes[LRUGEN_ANON], 500 * TEST_PAGE_SIZE);
+        assert_int_equal(row_at(&p, 5 * MIN_)->known_le_bytes[LRUGEN_ANON],
+                         21500 * TEST_PAGE_SIZE);
+        assert_int_equal(r->known_le_bytes[LRUGEN_ANON], 71500 * TEST_PAGE_SIZE);
+        assert_near(p.known_idle_byte_seconds[LRUGEN_ANON],
+                    (50000.0 * 600 + 20000.0 * 300 + 1000.0 * 100) * TEST_PAGE_SIZE, 1);
         assert_int_equal(row_at(&p, 60 * MIN_)->flags, IDLE_ROW_UNKNOWN);
 }
 
