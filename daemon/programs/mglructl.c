@@ -21,6 +21,7 @@
 
 static const char *arg_runtime_dir = MGLRUD_RUNTIME_DIR;
 static bool arg_json, arg_once, arg_idle;
+static const char *arg_svg, *arg_html;
 static uint64_t arg_interval = USEC_PER_SEC;
 
 static void help(void) {
@@ -38,13 +39,17 @@ static void help(void) {
                "                   override a policy key of PATH until restart (root);\n"
                "                   KEY= removes the override\n"
                "  top              live view of the cgroups (keys c r p n sort, i idle-age view,\n"
-               "                   q quits)\n\n"
+               "                   q quits)\n"
+               "  report --svg FILE | --html FILE\n"
+               "                   draw the idle-age curves of the host and the top cgroups\n\n"
                "Options:\n"
                "     --runtime-dir=DIR  find the daemon's socket in DIR (default %s)\n"
                "     --json             JSON output for status, dump and advise\n"
                "     --interval=TIME    top: refresh every TIME (default 1s)\n"
                "     --once             top: print one frame and exit\n"
                "     --idle             top: start in the idle-age view\n"
+               "     --svg=FILE         report: write the picture as SVG\n"
+               "     --html=FILE        report: write an HTML page with the picture and tables\n"
                "  -h --help             this help\n"
                "     --version          print the version\n",
                MGLRUD_RUNTIME_DIR);
@@ -247,13 +252,16 @@ static int cmd_set(sd_bus *bus, const char *path, const char *assignment) {
 }
 
 static int parse_argv(int argc, char **argv) {
-        enum { ARG_RUNTIME_DIR = 0x100, ARG_JSON, ARG_VERSION, ARG_INTERVAL, ARG_ONCE, ARG_IDLE };
+        enum { ARG_RUNTIME_DIR = 0x100, ARG_JSON, ARG_VERSION, ARG_INTERVAL, ARG_ONCE, ARG_IDLE,
+               ARG_SVG, ARG_HTML };
         static const struct option options[] = {
                 { "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
                 { "json", no_argument, NULL, ARG_JSON },
                 { "interval", required_argument, NULL, ARG_INTERVAL },
                 { "once", no_argument, NULL, ARG_ONCE },
                 { "idle", no_argument, NULL, ARG_IDLE },
+                { "svg", required_argument, NULL, ARG_SVG },
+                { "html", required_argument, NULL, ARG_HTML },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 {}
@@ -281,6 +289,12 @@ static int parse_argv(int argc, char **argv) {
                 case ARG_IDLE:
                         arg_idle = true;
                         break;
+                case ARG_SVG:
+                        arg_svg = optarg;
+                        break;
+                case ARG_HTML:
+                        arg_html = optarg;
+                        break;
                 case 'h':
                         help();
                         return 0;
@@ -307,7 +321,7 @@ int main(int argc, char **argv) {
         bool changes = strcmp(verb, "pause") == 0 || strcmp(verb, "resume") == 0;
         bool set = strcmp(verb, "set") == 0;
         static const char *const verbs[] = { "status", "dump", "metrics", "reload", "pause",
-                                             "resume", "top", "advise", "set" };
+                                             "resume", "top", "advise", "set", "report" };
         bool known = false;
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 known = known || strcmp(verb, verbs[i]) == 0;
@@ -318,6 +332,10 @@ int main(int argc, char **argv) {
         }
         if (set && (nargs < 2 || !strchr(argv[optind + 2], '=') || argv[optind + 2][0] == '=')) {
                 fprintf(stderr, "Usage: mglructl set PATH KEY=VALUE (see --help).\n");
+                return EXIT_USAGE;
+        }
+        if (strcmp(verb, "report") == 0 && !arg_svg && !arg_html) {
+                fprintf(stderr, "Usage: mglructl report --svg FILE | --html FILE (see --help).\n");
                 return EXIT_USAGE;
         }
         if (ctl_connect(arg_runtime_dir, &bus) < 0)
@@ -333,6 +351,8 @@ int main(int argc, char **argv) {
                 return cmd_text(bus, "Metrics");
         if (strcmp(verb, "advise") == 0)
                 return cmd_advise(bus);
+        if (strcmp(verb, "report") == 0)
+                return ctl_report_run(bus, arg_svg, arg_html);
         if (set)
                 return cmd_set(bus, argv[optind + 1], argv[optind + 2]);
         if (strcmp(verb, "reload") == 0)

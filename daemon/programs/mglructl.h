@@ -71,3 +71,8 @@ void ctl_idle_json(const struct ctl_idle *x);
  * once, prints one frame without escape sequences and returns; idle_view starts in the idle-age
  * view ('i' switches). Returns 0 or an exit code. */
 int ctl_top_run(sd_bus *bus, uint64_t interval_usec, bool once, bool idle_view);
+
+/* Draws the idle-age curves of the host and of the cgroups with the most idle memory into an
+ * SVG file (svg_path) and/or an HTML page with the picture and the tables (html_path). Returns
+ * 0 or an exit code. */
+int ctl_report_run(sd_bus *bus, const char *svg_path, const char *html_path);
