@@ -159,7 +159,7 @@ static void put_idle(FILE *f, const struct daemon_stats *d, const struct control
                 }
         put_header(f, "mglrud_idle_reaccess_ratio_per_minute", "gauge",
                    "Share of the bytes idle at least ge seconds (in generations eviction could "
-                   "take) used again per minute, over the last minutes (after one minute).");
+                   "take) used again per minute, over the last minutes (from 30 s of readings on).");
         for (size_t i = 0; i < n; i++) {
                 const struct control_idle *x = &snaps[i].idle;
                 if (!x->has_profile || x->risk.window_usec < (double) IDLE_TABLE_REACCESS_MIN_USEC)

@@ -174,8 +174,8 @@ int idle_table_print(FILE *f, const struct idle_table *t) {
                            "%s\n",
                         format_duration(a, sizeof a, t->reaccess_usec));
         else if (t->reaccess_pending_usec > 0)
-                fprintf(f, "  re-access: not measured yet (%s of readings, shown from %s on)\n",
-                        format_duration(a, sizeof a, t->reaccess_pending_usec),
+                /* Not how many seconds so far: --once's figure would vary with the load. */
+                fprintf(f, "  re-access: not measured yet (shown from %s of readings on)\n",
                         format_duration(b, sizeof b, IDLE_TABLE_REACCESS_MIN_USEC));
         return ferror(f) ? -EIO : 0;
 }

@@ -21,9 +21,9 @@ enum {
 
 #define IDLE_TABLE_ROWS_MAX 16
 #define IDLE_TABLE_FORECASTS 3
-/* A re-access rate over less than this says little (promotions happen at ageing walks, every
- * T/2): the tables show it from then on. */
-#define IDLE_TABLE_REACCESS_MIN_USEC (60 * UINT64_C(1000000))
+/* A re-access rate over less than this says little (pages come back at the ageing walks,
+ * every T/2): the tables and the metrics show it from then on. */
+#define IDLE_TABLE_REACCESS_MIN_USEC (30 * UINT64_C(1000000))
 
 struct idle_table_row {
         uint64_t idle_usec;

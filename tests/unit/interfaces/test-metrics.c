@@ -110,7 +110,7 @@ static void test_metrics_exact(void **state) {
                 "# TYPE mglrud_idle_horizon_seconds gauge\n"
                 "# HELP mglrud_idle_last_aged_seconds Time since the cgroup's generations were last aged (the information's age).\n"
                 "# TYPE mglrud_idle_last_aged_seconds gauge\n"
-                "# HELP mglrud_idle_reaccess_ratio_per_minute Share of the bytes idle at least ge seconds (in generations eviction could take) used again per minute, over the last minutes (after one minute).\n"
+                "# HELP mglrud_idle_reaccess_ratio_per_minute Share of the bytes idle at least ge seconds (in generations eviction could take) used again per minute, over the last minutes (from 30 s of readings on).\n"
                 "# TYPE mglrud_idle_reaccess_ratio_per_minute gauge\n"
                 "# HELP mglrud_forecast_free_bytes What evicting the generations idle at least the threshold (T, MinColdAge, MaxColdAge) would free now; absent while not known.\n"
                 "# TYPE mglrud_forecast_free_bytes gauge\n"
@@ -223,8 +223,8 @@ static void test_metrics_idle(void **state) {
         assert_null(strstr(text, "le=\"38\""));
         assert_null(strstr(text, "threshold=\"MaxColdAge\""));
         assert_null(strstr(text, "mglrud_idle_bytes_bucket{cgroup=\"/a"));
-        /* Less than a minute of readings: no rate yet. */
-        x->risk.window_usec = 30e6;
+        /* Less than 30 s of readings: no rate yet. */
+        x->risk.window_usec = 20e6;
         free(text);
         f = open_memstream(&text, &len);
         assert_int_equal(metrics_format(f, &d, s, 2), 0);
