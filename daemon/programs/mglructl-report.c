@@ -31,7 +31,8 @@ static const struct {
         uint64_t usec;
         const char *label;
 } xticks[] = {
-        { 1000000ULL, "1s" },        { 10000000ULL, "10s" },     { 30000000ULL, "30s" },
+        { 1000000ULL, "1s" },        { 5000000ULL, "5s" },       { 10000000ULL, "10s" },
+        { 30000000ULL, "30s" },
         { 60000000ULL, "1min" },     { 120000000ULL, "2min" },   { 300000000ULL, "5min" },
         { 600000000ULL, "10min" },   { 1800000000ULL, "30min" }, { 3600000000ULL, "1h" },
         { 21600000000ULL, "6h" },    { 86400000000ULL, "1d" },   { 604800000000ULL, "1w" },
@@ -225,13 +226,14 @@ static void svg_write(FILE *f, const struct curve *c, size_t n, const char *when
                         if (!(c[i].x->rows[j].flags & IDLE_TABLE_UNKNOWN))
                                 hmin = MIN(hmin, c[i].x->rows[j].idle_usec);
         }
-        /* From a round time below the shortest known row to one past the longest horizon. */
+        /* From a round time at most half the shortest known row (the first point off the left
+         * edge) to one past the longest horizon. */
         uint64_t xmin = 1000000ULL, xmax = 60000000ULL;
-        for (size_t i = 0; i < ELEMENTSOF(xticks); i++)
-                if (xticks[i].usec <= hmin && hmin != UINT64_MAX)
+        for (size_t i = 0; hmin != UINT64_MAX && i < ELEMENTSOF(xticks); i++)
+                if (xticks[i].usec <= hmin / 2)
                         xmin = xticks[i].usec;
-        if (hmin != UINT64_MAX && hmin < xmin)
-                xmin = hmin / 2;
+        if (hmin != UINT64_MAX && hmin / 2 < xmin)
+                xmin = MAX(hmin / 2, (uint64_t) 1000);
         for (size_t i = 0; i < ELEMENTSOF(xticks); i++)
                 if (xticks[i].usec >= hmax * 5 / 4) {
                         xmax = MAX(xticks[i].usec, xmax);

@@ -50,7 +50,7 @@ ctl advise > /tmp/advise.txt 2>&1
 ctl --json advise > /tmp/advise.json 2>&1
 ctl report --svg /tmp/report.svg --html /tmp/report.html > /tmp/report.err 2>&1
 # prom NAME EXTRA: the sum of NAME's samples of this cgroup whose labels contain EXTRA.
-prom() { awk -v p="$1{cgroup=\"/$CG\"" -v x="$2" 'index($0, p) == 1 && index($0, x) { s += $NF; f = 1 } END { if (f) printf "%.10g\n", s }' /tmp/metrics-advise.prom; }
+prom() { awk -v p="$1{cgroup=\"/$CG\"" -v x="$2" 'index($0, p) == 1 && (x == "" || index($0, x)) { s += $NF; f = 1 } END { if (f) printf "%.10g\n", s }' /tmp/metrics-advise.prom; }
 fc_T=$(prom mglrud_forecast_free_bytes 'threshold="T"')
 adv_T=$(prom mglrud_cold_age_threshold_seconds '')
 WARMRUNG="${MGLRUD_ARG_warmrung:-10}" COLDRUNG="${MGLRUD_ARG_coldrung:-30}"
