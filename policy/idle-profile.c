@@ -60,7 +60,8 @@ static void lruvec_idle_bytes(const struct lrugen_lruvec *v, const struct policy
 /* Adds to bytes[] what lruvec v holds whose known idle time is at most t. */
 static void lruvec_known_le_bytes(const struct lrugen_lruvec *v,
                                   const struct policy_lruvec_state *slot, uint64_t now_usec,
-                                  uint64_t page_size, uint64_t t, uint64_t bytes[_LRUGEN_NR_TYPES]) {
+                                  uint64_t page_size, uint64_t t,
+                                  uint64_t bytes[_LRUGEN_NR_TYPES]) {
         for (unsigned i = 0; i < v->nr_gens; i++) {
                 if (tiering_gen_idle_usec(v, i, slot, now_usec) > t)
                         continue;
@@ -118,7 +119,8 @@ int idle_profile_compute(const struct lrugen_lruvec *v, size_t n, const struct p
                 p.aged_min_usec = p.n_lruvecs == 0 ? aged : u64_min(p.aged_min_usec, aged);
                 p.aged_max_usec = u64_max(p.aged_max_usec, aged);
                 p.n_lruvecs++;
-                p.horizon_usec = u64_max(p.horizon_usec, idle_lruvec_horizon(&v[j], slot, now_usec));
+                p.horizon_usec =
+                        u64_max(p.horizon_usec, idle_lruvec_horizon(&v[j], slot, now_usec));
                 for (unsigned i = 0; i < v[j].nr_gens; i++)
                         for (int type = 0; type < _LRUGEN_NR_TYPES; type++) {
                                 uint64_t b = tiering_gen_pages(&v[j].gens[i], type) * page_size;
@@ -240,8 +242,8 @@ static const struct lrugen_lruvec *match_lruvec(const struct lrugen_lruvec *cur,
  * generations folds the oldest into the next): what that group lost is taken from its youngest
  * member first, whose pages are the most recently used. Returns false when c is not a later
  * reading of the same lruvec (its sequence numbers went back: recreated). */
-static bool lruvec_gone_pages(const struct lrugen_lruvec *p, const struct lrugen_lruvec *c, int type,
-                              uint64_t gone[LRUGEN_MAX_NR_GENS]) {
+static bool lruvec_gone_pages(const struct lrugen_lruvec *p, const struct lrugen_lruvec *c,
+                              int type, uint64_t gone[LRUGEN_MAX_NR_GENS]) {
         uint64_t oldest = c->gens[0].seq, group_prev = 0, group_cur = 0;
         int last_in_group = -1;
 

@@ -129,7 +129,9 @@ void tiering_estimate(const struct policy_state *s, const struct cgroup_sample *
                         policy_lruvec_find(s, v->memcg_id, v->node);
 
                 for (unsigned i = 0; i < v->nr_gens; i++) {
-                        if (tiering_gen_idle_usec(v, i, slot, cur->now_usec) < d->idle_horizon_usec)
+                        uint64_t idle = tiering_gen_idle_usec(v, i, slot, cur->now_usec);
+
+                        if (idle < d->idle_horizon_usec)
                                 continue;
                         for (int type = 0; type < _LRUGEN_NR_TYPES; type++)
                                 d->horizon_bytes[type] +=

@@ -296,8 +296,8 @@ static int append_idle(sd_bus_message *reply, const char *path, const struct idl
                 snprintf(k[2], sizeof k[2], "Forecast%sFileBytes", x->name);
                 snprintf(k[3], sizeof k[3], "Forecast%sFlags", x->name);
                 if ((r = APPEND_T(k[0], x->threshold_usec)) < 0 ||
-                    (r = APPEND_T(k[1], x->bytes[0])) < 0 || (r = APPEND_T(k[2], x->bytes[1])) < 0 ||
-                    (r = APPEND_T(k[3], x->flags)) < 0)
+                    (r = APPEND_T(k[1], x->bytes[0])) < 0 ||
+                    (r = APPEND_T(k[2], x->bytes[1])) < 0 || (r = APPEND_T(k[3], x->flags)) < 0)
                         return r;
         }
         if ((r = sd_bus_message_close_container(reply)) < 0 ||
@@ -331,7 +331,8 @@ static int method_idle_profile(sd_bus_message *msg, void *userdata, sd_bus_error
             (r = sd_bus_message_open_container(reply, 'a', "(sa{sv}a(tttud))")) < 0)
                 return r;
         idle_table_from_host(h, &t);
-        r = append_idle(reply, "", &t, NULL, h->read_usec && now > h->read_usec ? now - h->read_usec : 0);
+        r = append_idle(reply, "", &t, NULL,
+                        h->read_usec && now > h->read_usec ? now - h->read_usec : 0);
         for (size_t i = 0; r >= 0 && i < n; i++) {
                 const struct control_idle *x = &snaps[i].idle;
                 idle_table_from_snapshot(&snaps[i], &t, policy, sizeof policy);

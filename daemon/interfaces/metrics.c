@@ -142,7 +142,8 @@ static void put_idle(FILE *f, const struct daemon_stats *d, const struct control
                         put_idle_histogram(f, "mglrud_idle_bytes", snaps[i].path,
                                            &snaps[i].idle.profile);
         put_header(f, "mglrud_idle_horizon_seconds", "gauge",
-                   "The longest idle time the cgroup's generations tell: nothing is known past it.");
+                   "The longest idle time the cgroup's generations tell: nothing is known past "
+                   "it.");
         for (size_t i = 0; i < n; i++)
                 if (snaps[i].idle.has_profile) {
                         put_series(f, "mglrud_idle_horizon_seconds", snaps[i].path, NULL);
@@ -159,7 +160,8 @@ static void put_idle(FILE *f, const struct daemon_stats *d, const struct control
                 }
         put_header(f, "mglrud_idle_reaccess_ratio_per_minute", "gauge",
                    "Share of the bytes idle at least ge seconds (in generations eviction could "
-                   "take) used again per minute, over the last minutes (from 30 s of readings on).");
+                   "take) used again per minute, over the last minutes (from 30 s of readings "
+                   "on).");
         for (size_t i = 0; i < n; i++) {
                 const struct control_idle *x = &snaps[i].idle;
                 if (!x->has_profile || x->risk.window_usec < (double) IDLE_TABLE_REACCESS_MIN_USEC)

@@ -134,22 +134,22 @@ static uint64_t nice_ceiling(uint64_t v) {
 static void svg_axes(FILE *f, uint64_t xmin, uint64_t xmax, uint64_t ymax) {
         double lmin = log10((double) xmin), lmax = log10((double) xmax);
         char b[32];
-        fprintf(f, "<rect id=\"plot\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#ffffff\" "
-                   "stroke=\"#999999\"/>\n", PX, PY, PW, PH);
+        fprintf(f, "<rect id=\"plot\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+                   "fill=\"#ffffff\" stroke=\"#999999\"/>\n", PX, PY, PW, PH);
         for (size_t i = 0; i < ELEMENTSOF(xticks); i++) {
                 if (xticks[i].usec < xmin || xticks[i].usec > xmax)
                         continue;
                 double x = x_of(xticks[i].usec, lmin, lmax);
-                fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e4e4e4\"/>\n",
-                        x, PY, x, PY + PH);
+                fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+                           "stroke=\"#e4e4e4\"/>\n", x, PY, x, PY + PH);
                 fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", x,
                         PY + PH + 18, xticks[i].label);
         }
         for (int k = 0; k <= 4; k++) {
                 uint64_t v = ymax / 4 * (uint64_t) k;
                 double y = y_of(v, ymax);
-                fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
-                        PX, y, PX + PW, y);
+                fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+                           "stroke=\"#e4e4e4\"/>\n", PX, y, PX + PW, y);
                 fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", PX - 6,
                         y + 4, format_bytes(b, sizeof b, v));
         }

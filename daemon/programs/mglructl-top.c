@@ -325,7 +325,8 @@ static void top_render_idle(const struct top *t) {
         for (size_t k = 0; first && k < first->n_rows; k++)
                 if (idle_column(t, first->rows[k].idle_usec))
                         len = put_cell(line, sizeof line, len,
-                                       format_duration(cell, sizeof cell, first->rows[k].idle_usec));
+                                       format_duration(cell, sizeof cell,
+                                                       first->rows[k].idle_usec));
         emit(t, line, t->tty);
 
         size_t max_rows = t->tty ? (t->lines > 5 ? t->lines - 5 : 0) : t->n_idle;

@@ -51,7 +51,8 @@ static void print_lists(FILE *f, const struct idle_table *t) {
                    "inactive lists hold pages the kernel has not seen used lately, with no age "
                    "attached; how much of them a threshold would free is not known.\n",
                 t->lru_lists_source ? t->lru_lists_source : "the kernel",
-                format_bytes(a, sizeof a, t->inactive[0]), format_bytes(b, sizeof b, t->inactive[1]),
+                format_bytes(a, sizeof a, t->inactive[0]),
+                format_bytes(b, sizeof b, t->inactive[1]),
                 format_bytes(c, sizeof c, t->active[0]), format_bytes(d, sizeof d, t->active[1]));
 }
 
@@ -99,7 +100,8 @@ static void print_forecasts(FILE *f, const struct idle_table *t) {
                 }
                 fprintf(f, "%s (anon %s, file %s)",
                         idle_table_bytes(s, sizeof s, x->bytes[0] + x->bytes[1], x->flags),
-                        format_bytes(a, sizeof a, x->bytes[0]), format_bytes(b, sizeof b, x->bytes[1]));
+                        format_bytes(a, sizeof a, x->bytes[0]),
+                        format_bytes(b, sizeof b, x->bytes[1]));
                 if (x->flags & IDLE_TABLE_NO_SWAP)
                         fprintf(f, " anon limited by swap");
                 if (x->flags & IDLE_TABLE_FLOOR)

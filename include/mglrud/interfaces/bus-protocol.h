@@ -22,8 +22,8 @@
  *                                       N in T, MinColdAge, MaxColdAge: ForecastNUSec,
  *                                       ForecastN{Anon,File}Bytes, ForecastNFlags. Rows: idle
  *                                       time (usec), anon and file bytes idle at least that
- *                                       long, flags (idle-table.h: IDLE_TABLE_*), re-access share per minute
- *                                       (< 0: not measured).
+ *                                       long, flags (idle-table.h: IDLE_TABLE_*),
+ *                                       re-access share per minute (< 0: not measured).
  *   Reload(), Pause(s), Resume(s), Set(s path, s key, s value)   root only */
 #pragma once
 
