@@ -317,11 +317,9 @@ static void sim_read(const struct sim *m, uint64_t now, struct lrugen_lruvec *v)
         }
 }
 
-/* Cold set never used again, warm set used every 20 s, hot set always; aged every 15 s and read
- * every second for 6 minutes. The warm set sometimes spends an ageing interval unused in a
- * generation eviction could take before it is used again: the 10 s rung sees it come back. The
- * cold set, alone at 30 s and beyond, never does. */
-static void test_risk_cold_warm_hot(void **unused) {
+/* Runs the simulated MGLRU for 6 minutes (aged every 15 s, read every second) with the warm
+ * set used every warm_s seconds and the hot set always, accounting each reading into r. */
+static void sim_run(struct idle_risk *r, unsigned warm_s) {
         struct sim m = {
                 .min_seq = 0,
                 .max_seq = 1,
@@ -331,25 +329,45 @@ static void test_risk_cold_warm_hot(void **unused) {
                 .last_walk = 10 * SEC,
         };
         struct lrugen_lruvec prev, cur;
-        struct idle_risk r;
         uint64_t t0 = 20 * SEC;
 
-        assert_int_equal(idle_risk_init(&r, idle_ladder_default_usec, IDLE_LADDER_DEFAULT_N), 0);
+        assert_int_equal(idle_risk_init(r, idle_ladder_default_usec, IDLE_LADDER_DEFAULT_N), 0);
         m.last_access[SET_COLD] = m.last_access[SET_WARM] = m.last_access[SET_HOT] = t0;
         sim_read(&m, t0, &prev);
         for (uint64_t s = 1; s <= 360; s++) {
                 uint64_t now = t0 + s * SEC;
 
                 m.last_access[SET_HOT] = now;
-                if (s % 20 == 1)
+                if (s % warm_s == 1 % warm_s)
                         m.last_access[SET_WARM] = now;
                 if (s % 15 == 0)
                         sim_age(&m, now);
                 sim_read(&m, now, &cur);
-                assert_true(idle_risk_account(&r, &prev, 1, now - SEC, &cur, 1, now, NULL,
+                assert_true(idle_risk_account(r, &prev, 1, now - SEC, &cur, 1, now, NULL,
                                               TEST_PAGE_SIZE, 0));
                 prev = cur;
         }
+}
+
+/* Pages used before every ageing never leave the two youngest generations, which eviction never
+ * takes: their constant promotions are no risk (here the hot set, and a "warm" set used every
+ * 5 s), and the rate is zero at every rung. */
+static void test_risk_hot_not_counted(void **unused) {
+        struct idle_risk r;
+
+        sim_run(&r, 5);
+        for (size_t k = 0; k < 2; k++)
+                assert_true(idle_risk_share_per_min(&r, k, LRUGEN_ANON) == 0.0);
+}
+
+/* Cold set never used again, warm set used every 20 s, hot set always; aged every 15 s and read
+ * every second for 6 minutes. The warm set sometimes spends an ageing interval unused in a
+ * generation eviction could take before it is used again: the 10 s rung sees it come back. The
+ * cold set, alone at 30 s and beyond, never does. */
+static void test_risk_cold_warm_hot(void **unused) {
+        struct idle_risk r;
+
+        sim_run(&r, 20);
         assert_int_equal(r.intervals, 360);
         assert_int_equal(r.skipped, 0);
         double warm10 = idle_risk_share_per_min(&r, 0, LRUGEN_ANON);
@@ -429,6 +447,7 @@ int main(void) {
                 cmocka_unit_test(test_one_model),
                 cmocka_unit_test(test_forecast_limits),
                 cmocka_unit_test(test_risk_cold_warm_hot),
+                cmocka_unit_test(test_risk_hot_not_counted),
                 cmocka_unit_test(test_risk_merge),
                 cmocka_unit_test(test_risk_skips),
         };
