@@ -35,6 +35,7 @@ static void help(void) {
                "  pause [PATH]     stop acting on PATH, or on every cgroup (root)\n"
                "  resume [PATH]    act again on PATH, or on every cgroup (root)\n"
                "  advise           what each cgroup would get now (computed, nothing written)\n"
+               "                   and the idle-age profiles of the host and the cgroups\n"
                "  set PATH KEY=VALUE\n"
                "                   override a policy key of PATH until restart (root);\n"
                "                   KEY= removes the override\n"
