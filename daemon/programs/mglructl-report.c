@@ -121,13 +121,18 @@ static double y_of(uint64_t bytes, uint64_t ymax) {
         return PY + PH - (double) bytes / (double) ymax * PH;
 }
 
-/* A round upper bound for the y axis: four steps of 1, 2 or 5 times a power of ten MiB (KiB
- * below 4 MiB), so the tick labels read 50M, 100M, ... */
+/* A round upper bound for the y axis: four steps of 1, 1.5, 2, 2.5 or 5 times a power of ten
+ * MiB (KiB below 4 MiB), so the tick labels read 50M, 100M, ... */
 static uint64_t nice_ceiling(uint64_t v) {
+        static const double mult[] = { 1, 1.5, 2, 2.5, 5, 10 };
         uint64_t unit = v >= (4ULL << 20) ? 1ULL << 20 : 1ULL << 10;
         double raw = MAX((double) v / (double) unit / 4.0, 1.0);
-        double p = pow(10.0, floor(log10(raw)));
-        double step = raw <= p ? p : raw <= 2 * p ? 2 * p : raw <= 5 * p ? 5 * p : 10 * p;
+        double p = pow(10.0, floor(log10(raw))), step = 10 * p;
+        for (size_t i = 0; i < ELEMENTSOF(mult); i++)
+                if (raw <= mult[i] * p) {
+                        step = mult[i] * p;
+                        break;
+                }
         return (uint64_t) (step * 4.0) * unit;
 }
 
