@@ -72,7 +72,7 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
                 return -EINVAL;
         const struct control_state *s = cg->userdata;
         *ret = (struct control_snapshot) {
-                .path = cg->path,
+                .path = cg->name,
                 .id = cg->id,
                 .section = cg->section ? cg->section->glob : "-",
                 .mode = policy_mode_to_string(cg->policy.mode),
@@ -186,7 +186,7 @@ static void report_advice(const struct report_sink *report, const struct cgroup 
         bool would_act = d->n_reclaims > 0 ||
                          (d->reason == DECISION_EVICT_COLD || d->reason == DECISION_EVICT_STREAM);
         if (report && report->advice)
-                report->advice(report->userdata, cg->path, cg->section ? cg->section->glob : "-",
+                report->advice(report->userdata, cg->name, cg->section ? cg->section->glob : "-",
                                d, would_act);
 }
 
@@ -209,17 +209,17 @@ static void drop_done(struct cgroup *cg, struct control_state *s, const struct a
                         small_files++;
                         small_bytes += d->length;
                         small_last = d->path;
-                        log_debug("%s: %s %s of %s, small file read once.", cg->path, verb,
+                        log_debug("%s: %s %s of %s, small file read once.", cg->name, verb,
                                   format_bytes(b1, sizeof b1, d->length), d->path);
                         continue;
                 }
-                log_info("%s: %s %s of %s, read once (%s of %s read).", cg->path, verb,
+                log_info("%s: %s %s of %s, read once (%s of %s read).", cg->name, verb,
                          format_bytes(b1, sizeof b1, d->length), d->path,
                          format_bytes(b2, sizeof b2, d->read_bytes),
                          format_bytes(b3, sizeof b3, d->size_bytes));
         }
         if (small_files > 0)
-                log_info("%s: %s %s of %u small files read once (the last %s).", cg->path, verb,
+                log_info("%s: %s %s of %u small files read once (the last %s).", cg->name, verb,
                          format_bytes(b1, sizeof b1, small_bytes), small_files, small_last);
 }
 
@@ -253,7 +253,7 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
         if (j->advise_ageing || (j->asked_bytes == 0 && j->failed == 0)) {
                 /* Ageing only: nothing leaves memory, nothing to measure or to report above
                  * debug (it happens about every T/2). */
-                log_debug("%s: aged %u lruvec%s (%s)", cg->path, j->decision.n_age,
+                log_debug("%s: aged %u lruvec%s (%s)", cg->name, j->decision.n_age,
                           j->decision.n_age == 1 ? "" : "s",
                           decision_reason_to_string(j->decision.reason));
                 if (!j->advise_ageing)
@@ -288,7 +288,7 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
         }
         const struct decision *d = &j->decision;
         struct action_report ar = {
-                .cgroup = cg->path,
+                .cgroup = cg->name,
                 .action = d->n_reclaims > 0 ? "reclaim" : "evict",
                 .asked_bytes = j->asked_bytes,
                 .got_bytes = { [LRUGEN_ANON] = got_anon, [LRUGEN_FILE] = got_file },
@@ -310,9 +310,9 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
         if (!in->dry_run && !advise_ageing && log_get_max_level() >= LOG_DEBUG) {
                 char line[1024];
                 if (decision_format(d, line, sizeof line) >= 0)
-                        log_debug("%s: decision: %s", cg->path, line);
+                        log_debug("%s: decision: %s", cg->name, line);
         }
-        struct actuator_job *j = actuator_job_new(cg->id, cg->path, cg->files.dirfd, in->lrugen_write_fd,
+        struct actuator_job *j = actuator_job_new(cg->id, cg->name, cg->files.dirfd, in->lrugen_write_fd,
                                                   in->caps->page_size, in->dry_run, d);
         if (!j)
                 return -ENOMEM;
@@ -351,7 +351,7 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
         if (r == -ENOENT)
                 return 0;
         if (r < 0) {
-                log_warning_errno(r, "%s: cannot read memory files: %m", cg->path);
+                log_warning_errno(r, "%s: cannot read memory files: %m", cg->name);
                 return r == -ENOMEM ? r : 0;
         }
         s->skipped = s->paused || in->paused_all;
@@ -365,7 +365,7 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                 /* The previous decision's writes are still running (the kernel can take
                  * seconds per eviction): decide again once their effect can be measured. The
                  * previous sample stays, so the next rates cover the whole interval. */
-                log_debug("%s: previous writes still running, skipping this cycle.", cg->path);
+                log_debug("%s: previous writes still running, skipping this cycle.", cg->name);
                 return 0;
         }
         r = collect_lruvecs(in->lrugen, cg, s);
@@ -381,7 +381,7 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
         r = decide(in, &p, advise, &s->policy, s->has_prev ? &s->prev : NULL, &cur, s->lruvecs,
                    s->n_lruvecs, &s->policy, &d);
         if (r < 0) {
-                log_warning_errno(r, "%s: policy rejected the sample: %m", cg->path);
+                log_warning_errno(r, "%s: policy rejected the sample: %m", cg->name);
                 s->prev = cur;
                 s->has_prev = true;
                 return 0;

@@ -15,6 +15,7 @@
 #include "mglrud/core/control.h"
 #include "mglrud/core/stream-protection.h"
 #include "mglrud/kernel/cgroupfs.h"
+#include "mglrud/shared/escape.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
@@ -298,6 +299,10 @@ struct cgroup *manager_find(const struct manager *m, uint64_t id) {
 }
 
 struct cgroup *manager_find_path(const struct manager *m, const char *path) {
+        /* By the name people see (escaped) first, then by the raw path. */
+        for (size_t i = 0; i < m->n_cgroups; i++)
+                if (strcmp(m->cgroups[i]->name, path) == 0)
+                        return m->cgroups[i];
         for (size_t i = 0; i < m->n_cgroups; i++)
                 if (strcmp(m->cgroups[i]->path, path) == 0)
                         return m->cgroups[i];
@@ -348,13 +353,15 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                 struct cgroup *cg = manager_find(m, e->id);
                 if (!cg) {
                         r = cgroup_new(m->cgroup_root, e->path, e->id, &cg);
-                        if (r == -ENOENT || r == -EOPNOTSUPP) {
-                                log_debug("Skipping %s: %s", e->path,
-                                          r == -ENOENT ? "vanished" : "no memory controller");
-                                continue;
-                        }
+                        if (r == -ENOMEM)
+                                goto out;
                         if (r < 0) {
-                                log_warning_errno(r, "Cannot open cgroup %s: %m", e->path);
+                                _cleanup_free_ char *name = escape_path(e->path);
+                                if (r == -ENOENT || r == -EOPNOTSUPP)
+                                        log_debug("Skipping %s: %s", name ?: "?",
+                                                  r == -ENOENT ? "vanished" : "no memory controller");
+                                else
+                                        log_warning_errno(r, "Cannot open cgroup %s: %m", name ?: "?");
                                 continue;
                         }
                         struct cgroup **n = realloc(m->cgroups, (m->n_cgroups + 1) * sizeof *n);
@@ -365,13 +372,12 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                         }
                         m->cgroups = n;
                         m->cgroups[m->n_cgroups++] = cg;
-                        log_info("Managing %s (id %llu) with [%s], mode %s.", e->path,
+                        log_info("Managing %s (id %llu) with [%s], mode %s.", cg->name,
                                  (unsigned long long) e->id, e->section->glob,
                                  policy_mode_to_string(e->policy.mode));
                 } else if (strcmp(cg->path, e->path) != 0) {
-                        free(cg->path); /* renamed: ids are stable, paths are not */
-                        cg->path = strdup(e->path);
-                        if (!cg->path) {
+                        /* renamed: ids are stable, paths are not */
+                        if (cgroup_set_path(cg, e->path) < 0) {
                                 r = -ENOMEM;
                                 goto out;
                         }
@@ -388,7 +394,7 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
 
         for (size_t i = m->n_cgroups; i > 0; i--)
                 if (!m->cgroups[i - 1]->seen) {
-                        log_info("No longer managing %s.", m->cgroups[i - 1]->path);
+                        log_info("No longer managing %s.", m->cgroups[i - 1]->name);
                         manager_drop_cgroup(m, i - 1);
                 }
         qsort(m->cgroups, m->n_cgroups, sizeof *m->cgroups, cmp_cgroup_id);
@@ -469,7 +475,7 @@ int manager_cycle(struct manager *m, uint64_t now_usec) {
                 if (r == -ENOMEM)
                         return r;
                 if (cg->vanished) {
-                        log_debug("Cgroup %s vanished.", cg->path);
+                        log_debug("Cgroup %s vanished.", cg->name);
                         m->rescan_needed = true;
                 }
         }

@@ -370,7 +370,7 @@ static void log_verdict(struct streams *s, const struct cgroup *cg, struct file_
         e->verdict = v;
         char path[512], a[32], b[32], c[32];
         _cleanup_close_ int fd = file_open(s, e, path, sizeof path);
-        log_info("%s: %s: %s (inserted %s, %s sequential, %s re-inserted, file %s).", cg->path,
+        log_info("%s: %s: %s (inserted %s, %s sequential, %s re-inserted, file %s).", cg->name,
                  path, v == STREAM_ONE_SHOT || v == STREAM_SMALL_FILES ? "stream" : "not a stream",
                  format_bytes(a, sizeof a, f->pages * page_size),
                  format_bytes(b, sizeof b, f->seq_pages * page_size),
@@ -392,10 +392,10 @@ static int add_drop(struct streams *s, const struct cgroup *cg, struct file_entr
         if (fd == -ENOMEM)
                 return fd;
         if (fd < 0) {
-                log_debug_errno(fd, "%s: cannot open %s by handle: %m", cg->path, path);
+                log_debug_errno(fd, "%s: cannot open %s by handle: %m", cg->name, path);
                 return fd;
         }
-        if (!*job && !(*job = actuator_drop_job_new(cg->id, cg->path, advise))) {
+        if (!*job && !(*job = actuator_drop_job_new(cg->id, cg->name, advise))) {
                 close(fd);
                 return -ENOMEM;
         }

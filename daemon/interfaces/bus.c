@@ -242,7 +242,7 @@ static int method_advise(sd_bus_message *msg, void *userdata, sd_bus_error *erro
                         return q;
                 if (q < 0)
                         snprintf(line, sizeof line, "cannot advise: %s", strerror(-q));
-                r = sd_bus_message_append(reply, "(ss)", cg->path, line);
+                r = sd_bus_message_append(reply, "(ss)", cg->name, line);
         }
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);

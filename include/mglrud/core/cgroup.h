@@ -12,6 +12,8 @@
 struct cgroup {
         uint64_t id;                    /* cgroup id (directory inode on cgroup2) */
         char *path;                     /* "/system.slice/foo.service", "/" for the root */
+        char *name;                     /* path for people and protocols (escape_path()): what
+                                         * logs, the bus, metrics and dumps show */
         struct cgroup_files files;
         const struct policy_section *section; /* most specific matching section */
         struct policy policy;           /* effective policy */
@@ -25,6 +27,9 @@ struct cgroup {
 /* Opens the cgroup root/path with id. Returns 0 and a new cgroup, or what cgroup_files_open()
  * returns. */
 int cgroup_new(const char *root, const char *path, uint64_t id, struct cgroup **ret);
+
+/* Sets cg's path (after a rename) and its name. Returns 0 or -ENOMEM (cg unchanged). */
+int cgroup_set_path(struct cgroup *cg, const char *path);
 
 /* Closes files and frees the cgroup (not its userdata). NULL is fine. */
 void cgroup_free(struct cgroup *cg);

@@ -105,7 +105,7 @@ int manager_cycle(struct manager *m, uint64_t now_usec);
 int manager_advise(struct manager *m, struct cgroup *cg, uint64_t now_usec, char *buf,
                    size_t size);
 
-/* Returns the managed cgroup with this path, or NULL. */
+/* Returns the managed cgroup with this name (escape_path()) or raw path, or NULL. */
 struct cgroup *manager_find_path(const struct manager *m, const char *path);
 /* Returns the managed cgroup with this cgroup id, or NULL. */
 struct cgroup *manager_find(const struct manager *m, uint64_t id);
