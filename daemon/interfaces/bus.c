@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -23,6 +25,7 @@
 
 struct bus_server {
         struct manager *m;
+        int lock_fd;             /* RUNTIME_DIR/lock, flock()ed for the daemon's lifetime */
         bus_reload_t reload;
         sd_event *event;
         char *socket_path;
@@ -354,15 +357,60 @@ static int on_listen(sd_event_source *s, int fd, uint32_t revents, void *userdat
         return 0;
 }
 
+/* Creates runtime_dir if needed and checks that it is a directory of ours that nobody else may
+ * write to: the socket there answers privileged calls. Returns 0 or -EPERM (logged). */
+static int check_runtime_dir(const char *runtime_dir) {
+        struct stat st;
+        if (mkdir(runtime_dir, 0755) < 0 && errno != EEXIST)
+                return log_error_errno(errno, "Cannot create %s: %m", runtime_dir);
+        if (lstat(runtime_dir, &st) < 0)
+                return log_error_errno(errno, "Cannot stat %s: %m", runtime_dir);
+        if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 0022))
+                return log_error_errno(EPERM, "%s must be a directory owned by uid %u and "
+                                       "writable by it alone (it is %s, uid %u, mode %04o).",
+                                       runtime_dir, (unsigned) geteuid(),
+                                       S_ISDIR(st.st_mode) ? "a directory" : "not a directory",
+                                       (unsigned) st.st_uid, (unsigned) (st.st_mode & 07777));
+        return 0;
+}
+
+/* Takes runtime_dir/lock for the daemon's lifetime, so that a second daemon does not take over
+ * the socket of the first. Returns 0, or -EBUSY (logged with the holder's pid) or -errno. */
+static int lock_runtime_dir(struct bus_server *b, const char *runtime_dir) {
+        _cleanup_free_ char *p = NULL;
+        char pid[32] = "";
+        if (asprintf(&p, "%s/lock", runtime_dir) < 0)
+                return -ENOMEM;
+        b->lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (b->lock_fd < 0)
+                return log_error_errno(errno, "Cannot open %s: %m", p);
+        if (flock(b->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+                int r = negative_errno();
+                if (r != -EWOULDBLOCK)
+                        return log_error_errno(r, "Cannot lock %s: %m", p);
+                ssize_t n = pread(b->lock_fd, pid, sizeof pid - 1, 0);
+                pid[n > 0 ? n : 0] = '\0';
+                pid[strcspn(pid, "\n")] = '\0';
+                return log_error_errno(EBUSY, "Another mglrud (pid %s) serves %s: not starting a "
+                                       "second one there (see --runtime-dir).",
+                                       *pid ? pid : "?", runtime_dir);
+        }
+        snprintf(pid, sizeof pid, "%d\n", (int) getpid());
+        if (ftruncate(b->lock_fd, 0) < 0 || pwrite(b->lock_fd, pid, strlen(pid), 0) < 0)
+                log_debug_errno(errno, "Cannot write the pid to %s: %m", p);
+        return 0;
+}
+
 static int listen_socket(struct bus_server *b, const char *runtime_dir) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int r;
         if (asprintf(&b->socket_path, "%s/%s", runtime_dir, BUS_SOCKET_NAME) < 0)
                 return -ENOMEM;
         if (strlen(b->socket_path) >= sizeof sa.sun_path)
                 return -ENAMETOOLONG;
         strcpy(sa.sun_path, b->socket_path);
-        if (mkdir(runtime_dir, 0755) < 0 && errno != EEXIST)
-                return negative_errno();
+        if ((r = check_runtime_dir(runtime_dir)) < 0 || (r = lock_runtime_dir(b, runtime_dir)) < 0)
+                return r;
         (void) unlink(b->socket_path);
         b->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (b->listen_fd < 0)
@@ -396,6 +444,7 @@ int bus_server_new(struct manager *m, sd_event *e, const char *runtime_dir, bus_
         b->reload = reload;
         b->event = sd_event_ref(e);
         b->listen_fd = -1;
+        b->lock_fd = -1;
         int r = sd_id128_randomize(&b->id);
         if (r >= 0)
                 r = listen_socket(b, runtime_dir);
@@ -422,6 +471,7 @@ void bus_server_free(struct bus_server *b) {
                 (void) unlink(b->socket_path);
         }
         free(b->socket_path);
+        closep(&b->lock_fd);
         sd_event_unref(b->event);
         free(b);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mglrud/shared/fileio.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
 #include "mglrud/shared/time.h"
@@ -128,25 +129,9 @@ int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_s
 }
 
 int metrics_write_file(const struct manager *m, const char *path) {
-        _cleanup_free_ char *text = NULL, *tmp = NULL;
+        _cleanup_free_ char *text = NULL;
         int r = report_text(m, metrics_format, &text);
         if (r < 0)
                 return r;
-        if (asprintf(&tmp, "%s.tmp", path) < 0)
-                return -ENOMEM;
-        FILE *f = fopen(tmp, "we");
-        if (!f)
-                return negative_errno();
-        fputs(text, f);
-        if (fclose(f) != 0) {
-                r = negative_errno();
-                (void) unlink(tmp);
-                return r;
-        }
-        if (rename(tmp, path) < 0) {
-                r = negative_errno();
-                (void) unlink(tmp);
-                return r;
-        }
-        return 0;
+        return write_file_atomic(path, text, 0644);
 }

@@ -188,8 +188,43 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 }
 
 /* Runs the daemon on event loop e (the manager was started on it). Returns 0 or -errno. */
+static uint64_t watchdog_usec;
+
+/* Pings systemd's watchdog, but only while the daemon makes progress: the event loop runs this
+ * timer, and the writer thread is not stuck in one write for half the watchdog period (a write
+ * the kernel never returns from would otherwise go unnoticed: the loop keeps running). */
+static int on_watchdog(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct manager *m = userdata;
+        static bool stuck_logged;
+        uint64_t age = actuator_write_age_usec(m->actuator, now_monotonic_usec());
+
+        if (age < watchdog_usec / 2) {
+                sd_notify(false, "WATCHDOG=1");
+                stuck_logged = false;
+        } else if (!stuck_logged) {
+                char t[32];
+                log_error("The writer thread has been in one write for %s: no longer pinging the "
+                          "watchdog.", format_duration(t, sizeof t, age));
+                stuck_logged = true;
+        }
+        return sd_event_source_set_time(s, usec + watchdog_usec / 4);
+}
+
+/* Starts the watchdog timer when systemd asks for one (WATCHDOG_USEC). Returns 0 or -errno. */
+static int watchdog_start(struct manager *m, sd_event *e, sd_event_source **ret) {
+        uint64_t now;
+        int r = sd_watchdog_enabled(false, &watchdog_usec);
+        if (r <= 0)
+                return r;
+        sd_event_now(e, CLOCK_MONOTONIC, &now);
+        r = sd_event_add_time(e, ret, CLOCK_MONOTONIC, now, watchdog_usec / 8, on_watchdog, m);
+        if (r < 0)
+                return r;
+        return sd_event_source_set_enabled(*ret, SD_EVENT_ON);
+}
+
 static int run_loop(struct manager *m, sd_event *e) {
-        sd_event_source *timer = NULL;
+        sd_event_source *timer = NULL, *watchdog = NULL;
         struct bus_server *bus = NULL;
         int r;
 
@@ -201,10 +236,12 @@ static int run_loop(struct manager *m, sd_event *e) {
                 goto out;
         }
         r = bus_server_new(m, e, arg_runtime_dir, reload, &bus);
+        if (r == -EBUSY || r == -EPERM)
+                goto out; /* another daemon's directory, or one others may write: logged */
         if (r < 0)
                 log_warning_errno(r, "Cannot serve %s/%s, mglructl will not reach us: %m",
                                   arg_runtime_dir, BUS_SOCKET_NAME);
-        r = sd_event_set_watchdog(e, true);
+        r = watchdog_start(m, e, &watchdog);
         if (r < 0)
                 log_warning_errno(r, "Cannot enable the watchdog: %m");
         uint64_t now;
@@ -225,6 +262,7 @@ static int run_loop(struct manager *m, sd_event *e) {
 out:
         bus_server_free(bus);
         sd_event_source_unref(timer);
+        sd_event_source_unref(watchdog);
         return r;
 }
 

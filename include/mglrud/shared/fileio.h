@@ -32,6 +32,12 @@ int write_string_fd(int fd, const char *s);
 /* Opens path relative to dirfd for writing and writes s in one write(). Returns 0 or -errno. */
 int write_string_file_at(int dirfd, const char *path, const char *s);
 
+/* Replaces path with text atomically: writes a new file with a random name (O_EXCL) in path's
+ * directory, gives it mode, and renames it over path. A symlink planted at any name in that
+ * directory is neither followed nor written through; a failure leaves path as it was and no
+ * temporary file behind. Returns 0 or a negative errno. */
+int write_file_atomic(const char *path, const char *text, mode_t mode);
+
 /* Returns true if errno value err (positive or negative) means "the cgroup went away". */
 bool errno_is_vanished(int err);
 
