@@ -2,6 +2,7 @@
 #include "mglrud/interfaces/bus.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
@@ -16,12 +17,30 @@
 #include "config.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/manager.h"
+#include "bus-guard.h"
 #include "mglrud/interfaces/dump.h"
 #include "mglrud/interfaces/metrics.h"
 #include "mglrud/interfaces/report.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/time.h"
+
+/* Connections on the private socket: at most this many per unprivileged uid, and in all (root
+ * gets BUS_ROOT_RESERVE more, so that root's mglructl gets through while others fill up). */
+#define BUS_MAX_CONNECTIONS_PER_UID 16
+#define BUS_MAX_CONNECTIONS 128
+#define BUS_ROOT_RESERVE 16
+/* After accept() failed with EMFILE/ENFILE, stop accepting for this long (else the listening
+ * socket stays readable and the loop spins). */
+#define BUS_ACCEPT_PAUSE_USEC (1 * USEC_PER_SEC)
+
+/* One peer of the private socket: its sd-bus connection behind the guard. */
+struct bus_conn {
+        struct bus_server *b;
+        sd_bus *bus;
+        struct bus_guard *guard;
+        uid_t uid;               /* from SO_PEERCRED at accept */
+};
 
 struct bus_server {
         struct manager *m;
@@ -30,17 +49,37 @@ struct bus_server {
         sd_event *event;
         char *socket_path;
         int listen_fd;
-        sd_event_source *listen_source;
-        sd_bus **conns;          /* accepted private connections */
+        sd_event_source *listen_source, *accept_pause;
+        struct bus_conn **conns; /* accepted private connections */
         size_t n_conns;
         sd_bus *system_bus;
         sd_id128_t id;
+        uint64_t last_refusal_log_usec;
+        unsigned refusals_unlogged;
 };
 
+static struct bus_conn *find_conn(struct bus_server *b, sd_bus *bus) {
+        for (size_t i = 0; i < b->n_conns; i++)
+                if (b->conns[i]->bus == bus)
+                        return b->conns[i];
+        return NULL;
+}
+
 /* Returns 0 when the caller has effective uid 0, else an AccessDenied error (or -errno). */
-static int check_root(sd_bus_message *msg, sd_bus_error *error) {
+static int check_root(struct bus_server *b, sd_bus_message *msg, sd_bus_error *error) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *c = NULL;
+        struct bus_conn *conn = find_conn(b, sd_bus_message_get_bus(msg));
         uid_t uid;
+
+        if (conn) {
+                /* The private socket: sd-bus sees the guard's socketpair, so its credentials
+                 * are ours; the peer's uid was taken from SO_PEERCRED at accept. */
+                if (conn->uid != 0)
+                        return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                                 "%s requires root.",
+                                                 sd_bus_message_get_member(msg));
+                return 0;
+        }
         int r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_UID | SD_BUS_CREDS_EUID, &c);
         if (r < 0)
                 return r;
@@ -185,7 +224,7 @@ static int method_metrics(sd_bus_message *msg, void *userdata, sd_bus_error *err
 
 static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         struct bus_server *b = userdata;
-        int r = check_root(msg, error);
+        int r = check_root(b, msg, error);
         if (r < 0)
                 return r;
         r = b->reload(b->m);
@@ -197,7 +236,7 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 static int set_paused(sd_bus_message *msg, struct bus_server *b, bool paused,
                       sd_bus_error *error) {
         const char *path;
-        int r = check_root(msg, error);
+        int r = check_root(b, msg, error);
         if (r < 0)
                 return r;
         r = sd_bus_message_read(msg, "s", &path);
@@ -256,7 +295,7 @@ static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error) 
         struct bus_server *b = userdata;
         const char *path, *key, *value, *reason = NULL;
         struct policy base;
-        int r = check_root(msg, error);
+        int r = check_root(b, msg, error);
         if (r < 0)
                 return r;
         r = sd_bus_message_read(msg, "sss", &path, &key, &value);
@@ -300,55 +339,148 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_END
 };
 
-static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        struct bus_server *b = userdata;
-        sd_bus *bus = sd_bus_message_get_bus(msg);
+static void conn_free(struct bus_conn *c) {
+        if (!c)
+                return;
+        bus_guard_free(c->guard);
+        sd_bus_flush_close_unref(c->bus);
+        free(c);
+}
+
+static void remove_conn(struct bus_server *b, struct bus_conn *c) {
         for (size_t i = 0; i < b->n_conns; i++)
-                if (b->conns[i] == bus) {
+                if (b->conns[i] == c) {
                         b->conns[i] = b->conns[--b->n_conns];
-                        /* sd_bus_process() holds a reference until it returns. */
-                        sd_bus_unref(bus);
                         break;
                 }
+}
+
+/* Logs a refused or dropped peer, at most one line every 5 s (a flood must not flood the log). */
+_printf_(2, 3) static void log_refusal(struct bus_server *b, const char *fmt, ...) {
+        uint64_t now = now_monotonic_usec();
+        char msg[256];
+        va_list ap;
+
+        if (b->last_refusal_log_usec && now - b->last_refusal_log_usec < 5 * USEC_PER_SEC) {
+                b->refusals_unlogged++;
+                return;
+        }
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        if (b->refusals_unlogged)
+                log_notice("%s (and %u more since the last such line)", msg, b->refusals_unlogged);
+        else
+                log_notice("%s", msg);
+        b->last_refusal_log_usec = now;
+        b->refusals_unlogged = 0;
+}
+
+static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct bus_server *b = userdata;
+        struct bus_conn *c = find_conn(b, sd_bus_message_get_bus(msg));
+        if (c) {
+                remove_conn(b, c);
+                /* sd_bus_process() holds a reference to the bus until it returns. */
+                conn_free(c);
+        }
         return 0;
 }
 
+static void on_guard_closed(struct bus_guard *g, const char *reason, void *userdata) {
+        struct bus_conn *c = userdata;
+        if (reason)
+                log_refusal(c->b, "Dropped the bus connection of uid %u (pid %d): %s.",
+                            (unsigned) bus_guard_uid(g), (int) bus_guard_pid(g), reason);
+        /* sd-bus now reads EOF from the guard's socketpair and sends itself Disconnected. */
+}
+
+/* Returns whether a peer of uid may have one more connection. */
+static bool conn_allowed(struct bus_server *b, uid_t uid) {
+        size_t same = 0;
+        for (size_t i = 0; i < b->n_conns; i++)
+                same += b->conns[i]->uid == uid;
+        if (uid == 0)
+                return b->n_conns < BUS_MAX_CONNECTIONS + BUS_ROOT_RESERVE;
+        return same < BUS_MAX_CONNECTIONS_PER_UID && b->n_conns < BUS_MAX_CONNECTIONS;
+}
+
 static int accept_connection(struct bus_server *b, int fd) {
-        _cleanup_(sd_bus_unrefp) sd_bus *bus = NULL;
-        int r;
-        if ((r = sd_bus_new(&bus)) < 0) {
+        struct bus_conn *c = calloc(1, sizeof *c);
+        int daemon_fd, r;
+
+        if (!c) {
                 close(fd);
-                return r;
-        }
-        if ((r = sd_bus_set_fd(bus, fd, fd)) < 0) {
-                close(fd);
-                return r;
-        }
-        sd_bus **n = realloc(b->conns, (b->n_conns + 1) * sizeof *n);
-        if (!n)
                 return -ENOMEM;
+        }
+        c->b = b;
+        r = bus_guard_new(b->event, fd, on_guard_closed, c, &c->guard, &daemon_fd);
+        if (r < 0) {
+                free(c);
+                return r;
+        }
+        c->uid = bus_guard_uid(c->guard);
+        if (!conn_allowed(b, c->uid)) {
+                log_refusal(b, "Refused a bus connection of uid %u (pid %d): it has %d already "
+                            "(at most %d per user, %d in all).", (unsigned) c->uid,
+                            (int) bus_guard_pid(c->guard), BUS_MAX_CONNECTIONS_PER_UID,
+                            BUS_MAX_CONNECTIONS_PER_UID, BUS_MAX_CONNECTIONS);
+                close(daemon_fd);
+                conn_free(c);
+                return 0;
+        }
+        struct bus_conn **n = realloc(b->conns, (b->n_conns + 1) * sizeof *n);
+        if (!n) {
+                close(daemon_fd);
+                conn_free(c);
+                return -ENOMEM;
+        }
         b->conns = n;
-        if ((r = sd_bus_set_server(bus, 1, b->id)) < 0 ||
-            (r = sd_bus_set_anonymous(bus, 1)) < 0 ||
-            (r = sd_bus_add_object_vtable(bus, NULL, BUS_OBJECT_PATH, BUS_INTERFACE,
+        if ((r = sd_bus_new(&c->bus)) < 0 || (r = sd_bus_set_fd(c->bus, daemon_fd, daemon_fd)) < 0) {
+                close(daemon_fd);
+                conn_free(c);
+                return r;
+        }
+        if ((r = sd_bus_set_server(c->bus, 1, b->id)) < 0 ||
+            (r = sd_bus_set_anonymous(c->bus, 1)) < 0 ||
+            (r = sd_bus_negotiate_fds(c->bus, 0)) < 0 ||
+            (r = sd_bus_add_object_vtable(c->bus, NULL, BUS_OBJECT_PATH, BUS_INTERFACE,
                                           manager_vtable, b)) < 0 ||
-            (r = sd_bus_add_match(bus, NULL,
+            (r = sd_bus_add_match(c->bus, NULL,
                                   "type='signal',path='/org/freedesktop/DBus/Local',"
                                   "interface='org.freedesktop.DBus.Local',member='Disconnected'",
                                   on_disconnected, b)) < 0 ||
-            (r = sd_bus_start(bus)) < 0 ||
-            (r = sd_bus_attach_event(bus, b->event, SD_EVENT_PRIORITY_NORMAL)) < 0)
+            (r = sd_bus_start(c->bus)) < 0 ||
+            (r = sd_bus_attach_event(c->bus, b->event, SD_EVENT_PRIORITY_NORMAL)) < 0) {
+                conn_free(c);
                 return r;
-        b->conns[b->n_conns++] = TAKE_PTR(bus);
+        }
+        b->conns[b->n_conns++] = c;
         return 0;
+}
+
+static int on_accept_pause_end(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct bus_server *b = userdata;
+        b->accept_pause = sd_event_source_disable_unref(b->accept_pause);
+        return sd_event_source_set_enabled(b->listen_source, SD_EVENT_ON);
 }
 
 static int on_listen(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         struct bus_server *b = userdata;
         int nfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (nfd < 0) {
-                if (errno != EAGAIN && errno != EINTR)
-                        log_warning_errno(negative_errno(), "accept on %s: %m", b->socket_path);
+                int r = negative_errno();
+                if (r == -EAGAIN || r == -EINTR || r == -ECONNABORTED)
+                        return 0;
+                log_refusal(b, "Cannot accept on %s: %s; pausing for a second.", b->socket_path,
+                            strerror(-r));
+                /* Out of descriptors (EMFILE/ENFILE): the pending connection stays, and the
+                 * socket with it readable; stop watching it for a while instead of spinning. */
+                sd_event_source_set_enabled(b->listen_source, SD_EVENT_OFF);
+                if (!b->accept_pause)
+                        (void) sd_event_add_time_relative(b->event, &b->accept_pause,
+                                                          CLOCK_MONOTONIC, BUS_ACCEPT_PAUSE_USEC,
+                                                          0, on_accept_pause_end, b);
                 return 0;
         }
         int r = accept_connection(b, nfd);
@@ -462,8 +594,9 @@ void bus_server_free(struct bus_server *b) {
         if (!b)
                 return;
         for (size_t i = 0; i < b->n_conns; i++)
-                sd_bus_flush_close_unref(b->conns[i]);
+                conn_free(b->conns[i]);
         free(b->conns);
+        sd_event_source_disable_unref(b->accept_pause);
         sd_bus_flush_close_unref(b->system_bus);
         sd_event_source_unref(b->listen_source);
         if (b->listen_fd >= 0) {
