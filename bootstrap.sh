@@ -5,8 +5,8 @@
 #                         cgroup v2 with MGLRU, otherwise on Debian's 7.3 kernel in QEMU with a
 #                         demo workload) and print what it did; `demo --seconds N` shortens the
 #                         VM demo (CI runs it with 45)
-#   ./bootstrap.sh test   install what is needed, build, run every test (unit, fuzz, VM) and
-#                         end with one line "N passed, N failed"
+#   ./bootstrap.sh test   install what is needed, build, run every test (unit, fuzz, VM, the
+#                         Debian package with lintian) and end with one line "N passed, N failed"
 # Idempotent; installs Debian packages only, nothing else from outside.
 set -euo pipefail
 
@@ -14,7 +14,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${MGLRUD_BUILD_DIR:-$here/build}
 packages=(meson ninja-build gcc pkg-config libsystemd-dev libcgroup-dev libinih-dev libcmocka-dev
           systemd qemu-system-x86 qemu-utils busybox-static e2fsprogs xz-utils cpio kmod
-          valgrind tmux strace groff-base util-linux clang bpftool libbpf-dev)
+          valgrind tmux strace groff-base util-linux clang bpftool libbpf-dev
+          dpkg-dev debhelper fakeroot lintian debootstrap)
 
 die() { echo "bootstrap: $*" >&2; exit 1; }
 
@@ -73,6 +74,21 @@ meson_counts() {
 
 run_tests() {
         local log=$build/meson-test-output.txt vlog=$build/meson-valgrind-output.txt rc=0
+
+        # The Debian package, built out of tree in $build-deb (tests off) and checked by lintian:
+        # one test in the totals. The service-systemd VM scenario installs this .deb.
+        local pkg=(0 0) deb
+        echo "bootstrap: building the Debian package (tests/pkg/build-deb.sh --lintian)"
+        if deb=$("$here/tests/pkg/build-deb.sh" --out "$build-deb" --lintian); then
+                pkg=(1 0)
+                export MGLRUD_VM_DEB=$deb
+                echo "bootstrap: package OK: $deb"
+        else
+                pkg=(0 1)
+                rc=1
+                echo "bootstrap: package FAILED (see $build-deb/build.log)"
+        fi
+
         meson test -C "$build" --print-errorlogs --num-processes 2 2>&1 | tee "$log" || rc=$?
 
         # valgrind cannot run ASan binaries: the compiled tests and the daemon are checked again
@@ -92,7 +108,7 @@ run_tests() {
         local a b
         read -r -a a <<<"$(meson_counts "$log")"
         read -r -a b <<<"$(meson_counts "$vlog")"
-        echo "$(( a[0] + b[0] )) passed, $(( a[1] + b[1] )) failed, $(( a[2] + b[2] )) skipped"
+        echo "$(( a[0] + b[0] + pkg[0] )) passed, $(( a[1] + b[1] + pkg[1] )) failed, $(( a[2] + b[2] )) skipped"
         return $rc
 }
 

@@ -1,24 +1,27 @@
 #!/bin/bash
 # Builds the test initramfs (an uncompressed newc cpio) for tests/vm.
 #
-#   tests/vm/mkinitramfs.sh [--build-dir DIR] --out FILE
+#   tests/vm/mkinitramfs.sh [--build-dir DIR] [--deb FILE] --out FILE
 #
 # Contents: busybox-static with its applet links, the kernel modules the guest needs
 # (decompressed, dependencies resolved from each module's .modinfo since Debian's packages ship
 # no modules.dep), the project's binaries found in the meson build dir DIR (daemon/programs/mglrud,
 # daemon/programs/mglructl, tests/workloads/*) with the shared libraries ldd lists for them (ASan
 # builds work too: libasan/libubsan are copied like any other library), /init
-# (guest-init.sh), guest-lib.sh, scenarios/*.sh and the demo config.
+# (guest-init.sh), guest-lib.sh, scenarios/*.sh and the demo config; for root-disk boots
+# guest-systemd.sh with its unit, and the package --deb FILE as /mglrud/mglrud.deb.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 BUILD_DIR=""
 OUT=""
+DEB=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build-dir) BUILD_DIR="$2"; shift 2 ;;
 	--out) OUT="$2"; shift 2 ;;
-	-h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+	--deb) DEB="$2"; shift 2 ;;
+	-h|--help) sed -n '2,13p' "$0"; exit 0 ;;
 	*) echo "mkinitramfs: unknown argument: $1" >&2; exit 2 ;;
 	esac
 done
@@ -129,6 +132,12 @@ printf '%s\n' "${BINS[@]}" > "$STAGE/mglrud/binaries"
 # --- guest scripts
 install -m 0755 "$HERE/guest-init.sh" "$STAGE/init"
 install -m 0644 "$HERE/guest-lib.sh" "$STAGE/mglrud/guest-lib.sh"
+install -m 0755 "$HERE/guest-systemd.sh" "$STAGE/mglrud/guest-systemd.sh"
+install -m 0644 "$HERE/mglrud-vm-scenario.service" "$STAGE/mglrud/mglrud-vm-scenario.service"
+if [ -n "$DEB" ]; then
+	[ -f "$DEB" ] || die "--deb $DEB: no such file"
+	install -m 0644 "$DEB" "$STAGE/mglrud/mglrud.deb"
+fi
 for s in "$HERE"/scenarios/*.sh; do
 	[ -e "$s" ] && install -m 0755 "$s" "$STAGE/mglrud/scenarios/"
 done
