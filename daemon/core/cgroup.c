@@ -21,7 +21,8 @@ int cgroup_set_path(struct cgroup *cg, const char *path) {
         return 0;
 }
 
-int cgroup_new(const char *root, const char *path, uint64_t id, struct cgroup **ret) {
+int cgroup_new(const char *root, const char *path, uint64_t id, unsigned keep,
+               struct cgroup **ret) {
         struct cgroup *cg = calloc(1, sizeof *cg);
         int r;
 
@@ -33,7 +34,7 @@ int cgroup_new(const char *root, const char *path, uint64_t id, struct cgroup **
                 cg->files.fds[i] = -1;
         r = cgroup_set_path(cg, path);
         if (r >= 0)
-                r = cgroup_files_open(root, path, id, &cg->files);
+                r = cgroup_files_open(root, path, id, keep, &cg->files);
         if (r < 0) {
                 cgroup_free(cg);
                 return r;

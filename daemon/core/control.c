@@ -368,6 +368,12 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                 log_debug("%s: previous writes still running, skipping this cycle.", cg->name);
                 return 0;
         }
+        if (actuator_pending(act) >= ACTUATOR_MAX_QUEUED) {
+                /* The writer is behind: decide again next cycle, over the whole interval. */
+                log_debug("%s: %u writes queued, skipping this cycle.", cg->name,
+                          actuator_pending(act));
+                return 0;
+        }
         r = collect_lruvecs(in->lrugen, cg, s);
         if (r < 0)
                 return r;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <limits.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,6 +39,7 @@ void manager_init(struct manager *m, const struct manager_overrides *o, const ch
                 .swaps_fd = -1,
                 .inotify_fd = -1,
                 .rescan_needed = true,
+                .keep = CGROUP_KEEP_ALL,
         };
         config_init(&m->config);
         m->config_file = strdup(config_file);
@@ -333,6 +335,53 @@ static int cmp_cgroup_id(const void *a, const void *b) {
         return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* Returns which files each of n managed cgroups can keep open under the descriptor limit (the
+ * most that fits), and in *ret_max how many cgroups fit at all (SIZE_MAX: all of them). */
+static unsigned manager_keep_mask(size_t n, size_t *ret_max) {
+        static const unsigned masks[] = { CGROUP_KEEP_ALL, CGROUP_KEEP_HOT, CGROUP_KEEP_NONE };
+        struct rlimit rl = { .rlim_cur = RLIM_INFINITY };
+        uint64_t budget;
+
+        (void) getrlimit(RLIMIT_NOFILE, &rl);
+        /* Under a tiny limit (tests, a misconfigured unit) half of it is the reserve. */
+        budget = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX
+                 : rl.rlim_cur - MIN((uint64_t) MANAGER_FD_RESERVE, (uint64_t) rl.rlim_cur / 2);
+        *ret_max = SIZE_MAX;
+        for (size_t i = 0; i < ELEMENTSOF(masks); i++)
+                if ((uint64_t) n * cgroup_files_fd_cost(masks[i]) <= budget)
+                        return masks[i];
+        *ret_max = (size_t) (budget / cgroup_files_fd_cost(CGROUP_KEEP_NONE));
+        return CGROUP_KEEP_NONE;
+}
+
+/* Sets how many files each managed cgroup keeps open for n of them, and says so when that
+ * changes. Returns how many cgroups can be managed. */
+static size_t manager_fit_descriptors(struct manager *m, size_t n) {
+        size_t max;
+        unsigned keep = manager_keep_mask(n, &max);
+        struct rlimit rl = {};
+
+        (void) getrlimit(RLIMIT_NOFILE, &rl);
+        if (keep != m->keep || (max < n) != m->fd_short) {
+                if (keep != CGROUP_KEEP_ALL || max < n)
+                        log_notice("Descriptor limit %llu for %zu managed cgroups: keeping %u "
+                                   "of their files open each, opening the others for each "
+                                   "read%s.", (unsigned long long) rl.rlim_cur, n,
+                                   cgroup_files_fd_cost(keep) - 1,
+                                   max < n ? "; not all fit, raise LimitNOFILE=" : "");
+                if (max < n)
+                        log_warning("Managing only %zu of %zu matching cgroups: the descriptor "
+                                    "limit (%llu) is too low.", max, n,
+                                    (unsigned long long) rl.rlim_cur);
+                m->keep = keep;
+                m->fd_short = max < n;
+                for (size_t i = 0; i < m->n_cgroups; i++)
+                        if (cgroup_files_keep(&m->cgroups[i]->files, keep) == -ENOENT)
+                                m->cgroups[i]->vanished = true;
+        }
+        return max;
+}
+
 /* Walks the tree: new matching cgroups are opened, gone or no longer matching ones dropped,
  * kept ones get the current policy. Controller state survives across rescans by cgroup id. */
 static int manager_rescan(struct manager *m, uint64_t now_usec) {
@@ -346,13 +395,21 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
         for (size_t i = 0; i < m->n_cgroups; i++)
                 m->cgroups[i]->seen = false;
 
+        size_t n_managed = 0, n_kept = 0;
+        for (size_t i = 0; i < w.n; i++)
+                n_managed += w.e[i].managed;
+        size_t max = manager_fit_descriptors(m, n_managed);
+
         for (size_t i = 0; i < w.n; i++) {
                 struct walk_entry *e = &w.e[i];
                 if (!e->managed)
                         continue;
+                if (n_kept == max)
+                        break; /* said once by manager_fit_descriptors() */
+                n_kept++;
                 struct cgroup *cg = manager_find(m, e->id);
                 if (!cg) {
-                        r = cgroup_new(m->cgroup_root, e->path, e->id, &cg);
+                        r = cgroup_new(m->cgroup_root, e->path, e->id, m->keep, &cg);
                         if (r == -ENOMEM)
                                 goto out;
                         if (r < 0) {
@@ -397,7 +454,8 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                         log_info("No longer managing %s.", m->cgroups[i - 1]->name);
                         manager_drop_cgroup(m, i - 1);
                 }
-        qsort(m->cgroups, m->n_cgroups, sizeof *m->cgroups, cmp_cgroup_id);
+        if (m->n_cgroups > 0)
+                qsort(m->cgroups, m->n_cgroups, sizeof *m->cgroups, cmp_cgroup_id);
 
         for (size_t i = 0; i < w.n; i++)
                 if (!w.e[i].managed && (r = cover_descendant(m, &w.e[i])) < 0)

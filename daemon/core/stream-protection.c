@@ -41,7 +41,7 @@ struct page_cache_inserts_bpf;
 #define FILEID_INO32_GEN 1
 
 /* Per-cycle bounds over all cgroups: files acted on, and bytes asked to drop. */
-#define STREAMS_MAX_FILES_PER_CYCLE 512
+#define STREAMS_MAX_FILES_PER_CYCLE 128
 #define STREAMS_MAX_BYTES_PER_CYCLE (UINT64_C(1) << 30)
 /* Verdicts of files with at least this much inserted are logged when they change. */
 #define STREAMS_LOG_MIN_BYTES (UINT64_C(16) << 20)
@@ -418,11 +418,10 @@ static int streams_cgroup(struct streams *s, struct cgroup *cg, bool advise, uin
         struct actuator_job *job = NULL;
         int r = 0;
 
-        if (cg->files.fds[CGROUP_FILE_CURRENT] < 0 ||
-            memcg_value_read(cg->files.fds[CGROUP_FILE_CURRENT], &scg.current_bytes) < 0)
+        if (!(cg->files.present & (1u << CGROUP_FILE_CURRENT)) ||
+            cgroup_files_read_value(&cg->files, CGROUP_FILE_CURRENT, 0, &scg.current_bytes) < 0)
                 return 0;
-        if (cg->files.fds[CGROUP_FILE_MAX] >= 0 &&
-            memcg_value_read(cg->files.fds[CGROUP_FILE_MAX], &scg.limit_bytes) < 0)
+        if (cgroup_files_read_value(&cg->files, CGROUP_FILE_MAX, UINT64_MAX, &scg.limit_bytes) < 0)
                 scg.limit_bytes = UINT64_MAX;
 
         for (size_t i = 0; i < s->n_files; i++)

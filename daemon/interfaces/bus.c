@@ -28,8 +28,11 @@
 /* Connections on the private socket: at most this many per unprivileged uid, and in all (root
  * gets BUS_ROOT_RESERVE more, so that root's mglructl gets through while others fill up). */
 #define BUS_MAX_CONNECTIONS_PER_UID 16
-#define BUS_MAX_CONNECTIONS 128
+#define BUS_MAX_CONNECTIONS 64
 #define BUS_ROOT_RESERVE 16
+/* Each connection holds 3 descriptors: the manager keeps part of its reserve for them. */
+_Static_assert(3 * (BUS_MAX_CONNECTIONS + BUS_ROOT_RESERVE) <= MANAGER_FD_RESERVE / 2,
+               "the bus takes more descriptors than the manager keeps for it");
 /* After accept() failed with EMFILE/ENFILE, stop accepting for this long (else the listening
  * socket stays readable and the loop spins). */
 #define BUS_ACCEPT_PAUSE_USEC (1 * USEC_PER_SEC)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 #include <time.h>
@@ -266,11 +267,23 @@ out:
         return r;
 }
 
+/* Raises the soft descriptor limit to the hard one (systemd's units start at 1024 soft): each
+ * managed cgroup keeps up to 10 files open. select() is not used, so high fds are fine. */
+static void raise_fd_limit(void) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= rl.rlim_max)
+                return;
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+                log_debug_errno(errno, "Cannot raise the descriptor limit: %m");
+}
+
 int main(int argc, char **argv) {
         struct manager m;
         int r;
 
         log_open();
+        raise_fd_limit();
         r = parse_argv(argc, argv);
         if (r <= 0)
                 return r < 0 ? 2 : 0;

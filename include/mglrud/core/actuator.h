@@ -20,6 +20,9 @@
 
 /* Largest single write: 1024 pages (4 MiB with 4 KiB pages). */
 #define ACTUATOR_CHUNK_PAGES 1024u
+/* Decisions are not queued beyond this many jobs (the cgroup waits for the next cycle): a long
+ * queue only delays what it holds, and each job holds two descriptors. */
+#define ACTUATOR_MAX_QUEUED 32u
 /* How long stopping waits for the chunk being written before it gives up on the thread. */
 #define ACTUATOR_STOP_TIMEOUT_USEC (10 * UINT64_C(1000000))
 

@@ -24,9 +24,10 @@ struct cgroup {
         void *userdata;                 /* the controller state (control.c) */
 };
 
-/* Opens the cgroup root/path with id. Returns 0 and a new cgroup, or what cgroup_files_open()
- * returns. */
-int cgroup_new(const char *root, const char *path, uint64_t id, struct cgroup **ret);
+/* Opens the cgroup root/path with id, keeping the files in keep open (cgroup-files.h). Returns 0
+ * and a new cgroup, or what cgroup_files_open() returns. */
+int cgroup_new(const char *root, const char *path, uint64_t id, unsigned keep,
+               struct cgroup **ret);
 
 /* Sets cg's path (after a rename) and its name. Returns 0 or -ENOMEM (cg unchanged). */
 int cgroup_set_path(struct cgroup *cg, const char *path);

@@ -22,6 +22,11 @@
 #include "mglrud/policy/policy.h"
 #include "mglrud/shared/fileio.h"
 
+/* Descriptors kept for everything but the managed cgroups' files: the bus (3 per connection,
+ * interfaces/bus.c), queued writes (2 per job, ACTUATOR_MAX_QUEUED), a cycle's stream drops
+ * (STREAMS_MAX_FILES_PER_CYCLE), lru_gen, host files, inotify, BPF, the journal. */
+#define MANAGER_FD_RESERVE 512
+
 /* Settings given on the command line; they win over the config file, also across reloads. */
 struct manager_overrides {
         const char *cgroup_root, *debugfs_root, *proc_root;
@@ -50,6 +55,8 @@ struct manager {
         size_t n_cgroups;
         bool rescan_needed;
         uint64_t last_rescan_usec;
+        unsigned keep;              /* which files each cgroup keeps open (cgroup-files.h) */
+        bool fd_short;              /* the descriptor limit does not fit every cgroup */
 
         int lrugen_read_fd, lrugen_write_fd;
         struct read_buf lrugen_buf;
