@@ -53,8 +53,9 @@ void cgroup_free(struct cgroup *cg) {
         free(cg);
 }
 
-int cgroup_read(struct cgroup *cg, uint64_t now_usec, struct cgroup_reading *ret) {
-        int r = cgroup_files_read(&cg->files, now_usec, ret);
+int cgroup_read(struct cgroup *cg, uint64_t now_usec, struct cgroup_reading *ret,
+                struct cgroup_read_error *ret_error) {
+        int r = cgroup_files_read(&cg->files, now_usec, ret, ret_error);
         if (r == -ENOENT)
                 cg->vanished = true;
         return r;

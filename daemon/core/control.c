@@ -264,7 +264,7 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
         s->actions++;
 
         struct cgroup_reading after;
-        if (!cg->vanished && cgroup_read(cg, j->finished_usec, &after) >= 0) {
+        if (!cg->vanished && cgroup_read(cg, j->finished_usec, &after, NULL) >= 0) {
                 const struct memstat *b = &s->before.stat, *a = &after.stat;
                 uint64_t a0 = 0, a1 = 0, f0 = 0, f1 = 0;
                 memstat_get(b, MEMSTAT_ANON, &a0);
@@ -347,11 +347,17 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                 s->initialized = true;
         }
 
-        r = cgroup_read(cg, now_usec, &cur);
+        struct cgroup_read_error err;
+        r = cgroup_read(cg, now_usec, &cur, &err);
         if (r == -ENOENT)
                 return 0;
         if (r < 0) {
-                log_warning_errno(r, "%s: cannot read memory files: %m", cg->name);
+                if (err.line > 0)
+                        log_warning_errno(r, "%s: cannot read %s, line %u: %m", cg->name,
+                                          cgroup_file_name(err.file), err.line);
+                else
+                        log_warning_errno(r, "%s: cannot read %s: %m", cg->name,
+                                          cgroup_file_name(err.file));
                 return r == -ENOMEM ? r : 0;
         }
         s->skipped = s->paused || in->paused_all;
@@ -366,6 +372,12 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                  * seconds per eviction): decide again once their effect can be measured. The
                  * previous sample stays, so the next rates cover the whole interval. */
                 log_debug("%s: previous writes still running, skipping this cycle.", cg->name);
+                return 0;
+        }
+        if (in->lrugen && lrugen_memcg_bad(in->lrugen, cg->id, cg->path)) {
+                /* Its record was malformed this read: no decision on a partial picture (the
+                 * fallback would act blind). The previous sample stays. */
+                log_debug("%s: malformed lru_gen record, skipping this cycle.", cg->name);
                 return 0;
         }
         if (actuator_pending(act) >= ACTUATOR_MAX_QUEUED) {
@@ -483,7 +495,7 @@ int control_cgroup_advise(struct cgroup *cg, const struct cycle_input *in, char 
         struct decision d;
         int r;
 
-        r = cgroup_read(cg, now_usec, &cur);
+        r = cgroup_read(cg, now_usec, &cur, NULL);
         if (r < 0)
                 return r;
         /* The lruvecs go to a scratch buffer: s->lruvecs may back a decision in flight. */

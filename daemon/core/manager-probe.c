@@ -32,7 +32,7 @@ void manager_read_swaps(struct manager *m) {
 
         if (m->swaps_fd < 0)
                 return;
-        r = swaps_read(m->swaps_fd, &s);
+        r = swaps_read(m->swaps_fd, &s, NULL);
         if (r < 0) {
                 log_debug_errno(r, "%s/swaps: %m", m->proc_root);
                 return;
@@ -82,12 +82,30 @@ void manager_read_lrugen(struct manager *m) {
         if (m->lrugen_read_fd < 0)
                 return;
         int r = lrugen_read(m->lrugen_read_fd, &m->lrugen_buf, &m->lrugen);
-        if (r < 0) {
-                log_warning_errno(r, "Cannot read %s/lru_gen%s (%zu bytes): %m", m->debugfs_root,
-                                  m->caps.lrugen_full ? "_full" : "", m->lrugen_buf.len);
-                return;
+        struct file_trouble *t = &m->lrugen_trouble;
+        const char *name = m->caps.lrugen_full ? "lru_gen_full" : "lru_gen";
+        unsigned line = m->lrugen.n_bad > 0 ? m->lrugen.first_bad_line : 0;
+
+        /* Said when the trouble starts or its first bad line moves, not every cycle. */
+        if (r < 0 || m->lrugen.n_bad > 0) {
+                if (!t->active || t->error != r || t->line != line) {
+                        if (r < 0 && line == 0)
+                                log_warning_errno(r, "Cannot read %s/%s (%zu bytes): %m", m->debugfs_root,
+                                                  name, m->lrugen_buf.len);
+                        else if (r < 0)
+                                log_warning("%s/%s, line %u: malformed, and no record is usable: "
+                                            "no histogram this cycle.", m->debugfs_root, name, line);
+                        else
+                                log_warning("%s/%s, line %u: malformed memcg record (%u in all): "
+                                            "those memcgs get no histogram this cycle, the others do.",
+                                            m->debugfs_root, name, line, m->lrugen.n_bad);
+                }
+                *t = (struct file_trouble) { .active = true, .error = r, .line = line };
+        } else if (t->active) {
+                log_notice("%s/%s reads again.", m->debugfs_root, name);
+                t->active = false;
         }
-        m->lrugen_valid = true;
+        m->lrugen_valid = r >= 0;
 }
 
 /* Reads what the kernel supports. In dry-run nothing is written, so write probes are replaced
@@ -101,7 +119,7 @@ void manager_probe(struct manager *m) {
         k->page_size = page_size > 0 ? (uint64_t) page_size : 4096;
         if (m->meminfo_fd >= 0) {
                 struct meminfo mi;
-                if (meminfo_read(m->meminfo_fd, &mi) >= 0)
+                if (meminfo_read(m->meminfo_fd, &mi, NULL) >= 0)
                         k->has_swap = mi.swap_total > 0;
         }
         manager_read_swaps(m);

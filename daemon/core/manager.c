@@ -496,12 +496,44 @@ static void manager_cycle_input(const struct manager *m, uint64_t now_usec,
         };
 }
 
+/* Says once that a host file cannot be read or parsed (with its line), and once that it can
+ * again: a broken file must be heard of, but not every cycle. */
+static void note_host_file(struct manager *m, struct file_trouble *t, const char *rel, int r,
+                           unsigned line, const char *consequence) {
+        if (r >= 0) {
+                if (t->active)
+                        log_notice("%s/%s reads again.", m->proc_root, rel);
+                t->active = false;
+                return;
+        }
+        if (t->active && t->error == r && t->line == line)
+                return;
+        *t = (struct file_trouble) { .active = true, .error = r, .line = line };
+        if (line > 0)
+                log_warning_errno(r, "%s/%s, line %u: %m; %s", m->proc_root, rel, line, consequence);
+        else
+                log_warning_errno(r, "%s/%s: %m; %s", m->proc_root, rel, consequence);
+}
+
 static void manager_read_host(struct manager *m, uint64_t now_usec) {
         struct host_sample h = { .now_usec = now_usec };
-        if (m->host_psi_fd >= 0 && psi_read(m->host_psi_fd, &h.psi) >= 0)
-                h.has_psi = true;
-        if (m->meminfo_fd >= 0 && meminfo_read(m->meminfo_fd, &h.meminfo) >= 0)
-                m->caps.kernel.has_swap = h.meminfo.swap_total > 0;
+        unsigned line = 0;
+        int r;
+
+        if (m->host_psi_fd >= 0) {
+                r = psi_read(m->host_psi_fd, &h.psi, &line);
+                h.has_psi = r >= 0;
+                note_host_file(m, &m->host_psi_trouble, "pressure/memory", r, line,
+                               "the host pressure guard only watches MemAvailable meanwhile.");
+        }
+        if (m->meminfo_fd >= 0) {
+                line = 0;
+                r = meminfo_read(m->meminfo_fd, &h.meminfo, &line);
+                if (r >= 0)
+                        m->caps.kernel.has_swap = h.meminfo.swap_total > 0;
+                note_host_file(m, &m->meminfo_trouble, "meminfo", r, line,
+                               "MemAvailable reads as 0 meanwhile, which pauses reclaim.");
+        }
         m->host_prev = m->host_cur;
         m->has_host_prev = m->cycles > 0;
         m->host_cur = h;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,21 +125,28 @@ int cgroup_files_read_value(const struct cgroup_files *f, enum cgroup_file k, ui
         return r < 0 && errno_is_vanished(r) ? -ENOENT : r;
 }
 
-int cgroup_files_read(const struct cgroup_files *f, uint64_t now_usec, struct cgroup_reading *ret) {
+const char *cgroup_file_name(enum cgroup_file k) {
+        return (unsigned) k < _CGROUP_FILE_MAX ? cgroup_file_names[k] : NULL;
+}
+
+int cgroup_files_read(const struct cgroup_files *f, uint64_t now_usec, struct cgroup_reading *ret,
+                      struct cgroup_read_error *ret_error) {
         struct cgroup_reading r = { .now_usec = now_usec };
+        struct cgroup_read_error e = { .file = CGROUP_FILE_STAT };
         int k;
 
         {
                 _cleanup_close_ int tmp = -1;
                 int fd = file_fd(f, CGROUP_FILE_STAT, &tmp);
-                k = fd < 0 ? fd : memstat_read(fd, &r.stat);
+                k = fd < 0 ? fd : memstat_read(fd, &r.stat, &e.line);
                 if (k < 0)
                         goto fail;
         }
         if (f->present & (1u << CGROUP_FILE_PRESSURE)) {
                 _cleanup_close_ int tmp = -1;
                 int fd = file_fd(f, CGROUP_FILE_PRESSURE, &tmp);
-                k = fd < 0 ? fd : psi_read(fd, &r.psi);
+                e.file = CGROUP_FILE_PRESSURE;
+                k = fd < 0 ? fd : psi_read(fd, &r.psi, &e.line);
                 if (k < 0)
                         goto fail;
                 r.has_psi = true;
@@ -147,17 +155,34 @@ int cgroup_files_read(const struct cgroup_files *f, uint64_t now_usec, struct cg
         uint64_t anon = 0, file = 0;
         memstat_get(&r.stat, MEMSTAT_ANON, &anon);
         memstat_get(&r.stat, MEMSTAT_FILE, &file);
-        if ((k = cgroup_files_read_value(f, CGROUP_FILE_CURRENT, anon + file, &r.limits.current)) < 0 ||
-            (k = cgroup_files_read_value(f, CGROUP_FILE_MIN, 0, &r.limits.min)) < 0 ||
-            (k = cgroup_files_read_value(f, CGROUP_FILE_LOW, 0, &r.limits.low)) < 0 ||
-            (k = cgroup_files_read_value(f, CGROUP_FILE_HIGH, MEMCG_VALUE_MAX, &r.limits.high)) < 0 ||
-            (k = cgroup_files_read_value(f, CGROUP_FILE_MAX, MEMCG_VALUE_MAX, &r.limits.max)) < 0 ||
-            (k = cgroup_files_read_value(f, CGROUP_FILE_SWAP_CURRENT, 0, &r.limits.swap_current)) < 0 ||
-            (k = cgroup_files_read_value(f, CGROUP_FILE_SWAP_MAX, MEMCG_VALUE_MAX, &r.limits.swap_max)) < 0)
+        static const struct {
+                enum cgroup_file file;
+                uint64_t dflt;
+                size_t offset;
+        } values[] = {
+                { CGROUP_FILE_MIN, 0, offsetof(struct memcg_limits, min) },
+                { CGROUP_FILE_LOW, 0, offsetof(struct memcg_limits, low) },
+                { CGROUP_FILE_HIGH, MEMCG_VALUE_MAX, offsetof(struct memcg_limits, high) },
+                { CGROUP_FILE_MAX, MEMCG_VALUE_MAX, offsetof(struct memcg_limits, max) },
+                { CGROUP_FILE_SWAP_CURRENT, 0, offsetof(struct memcg_limits, swap_current) },
+                { CGROUP_FILE_SWAP_MAX, MEMCG_VALUE_MAX, offsetof(struct memcg_limits, swap_max) },
+        };
+        e = (struct cgroup_read_error) { .file = CGROUP_FILE_CURRENT, .line = 1 };
+        k = cgroup_files_read_value(f, CGROUP_FILE_CURRENT, anon + file, &r.limits.current);
+        for (size_t i = 0; k >= 0 && i < ELEMENTSOF(values); i++) {
+                e.file = values[i].file;
+                k = cgroup_files_read_value(f, values[i].file, values[i].dflt,
+                                            (uint64_t *) ((char *) &r.limits + values[i].offset));
+        }
+        if (k < 0)
                 goto fail;
         r.limits.has_swap = f->present & (1u << CGROUP_FILE_SWAP_CURRENT);
         *ret = r;
         return 0;
 fail:
-        return errno_is_vanished(k) ? -ENOENT : k;
+        if (errno_is_vanished(k))
+                return -ENOENT;
+        if (ret_error)
+                *ret_error = e;
+        return k;
 }

@@ -29,6 +29,8 @@ struct token {
 /* A record in file order, before sorting and de-duplication. */
 struct parsed {
         struct lrugen_lruvec v;
+        unsigned line;       /* of its memcg line, for messages */
+        bool bad;            /* its memcg's block was malformed: dropped */
         size_t path_off;     /* into lrugen.paths: its address moves while the pool grows */
         unsigned n_mm_lines; /* generations that had an mm-stats line */
         char mm_kind[LRUGEN_MAX_NR_GENS]; /* per generation: 'U'pper, 'l'ower, 'n'one or 0 */
@@ -43,6 +45,11 @@ struct parser {
         bool want_node;        /* the previous line was a memcg line */
         uint64_t memcg_id;
         size_t memcg_path_off;
+
+        unsigned lineno;       /* of the line being parsed */
+        unsigned block_line;   /* of the current memcg line */
+        size_t block_first;    /* the current memcg's first record */
+        bool skipping;         /* in a malformed block: until the next memcg line */
 
         int full;              /* -1 unknown, 0 lru_gen, 1 lru_gen_full */
         unsigned cur_tiers;    /* tier lines seen after the current generation line */
@@ -151,11 +158,7 @@ static ssize_t pool_add(struct lrugen *l, const char *s, size_t len) {
 static int parse_memcg_line(struct parser *ps, const char *s, size_t len) {
         size_t p = 5; /* "memcg" */
         uint64_t id;
-        int r;
 
-        r = finish_rec(ps);
-        if (r < 0)
-                return r;
         if (p >= len || s[p] != ' ')
                 return -EINVAL;
         while (p < len && s[p] == ' ')
@@ -214,6 +217,7 @@ static int parse_node_line(struct parser *ps, const char *s, size_t len) {
                 .v.memcg_id = ps->memcg_id,
                 .v.node = (int) tok[0].value,
                 .path_off = ps->memcg_path_off,
+                .line = ps->block_line,
         };
         ps->cur_tiers = 0;
         ps->cur_mm = false;
@@ -409,7 +413,7 @@ static int publish(struct parser *ps) {
                         return -ENOMEM;
         }
         for (size_t i = 0; i < ps->n_recs; i++)
-                if (ps->recs[i].v.memcg_id != 0)
+                if (ps->recs[i].v.memcg_id != 0 && !ps->recs[i].bad)
                         slots[n++] = (struct slot) { ps->recs[i].v.memcg_id, ps->recs[i].v.node, i };
         if (n > 0)
                 qsort(slots, n, sizeof(*slots), slot_cmp);
@@ -442,29 +446,98 @@ static void lrugen_reset(struct lrugen *l) {
         l->paths_len = 0;
         l->full = false;
         l->format = LRUGEN_FORMAT_UNKNOWN;
+        l->n_bad = 0;
+        l->first_bad_line = 0;
+        l->n_bad_ids = 0;
+}
+
+/* Notes that the memcg (if known) of a malformed record has no histogram this read. Returns 0
+ * or -ENOMEM. */
+static int note_bad_id(struct lrugen *l, uint64_t id, size_t path_off) {
+        for (size_t i = 0; i < l->n_bad_ids; i++)
+                if (l->bad_ids[i] == id)
+                        return 0;
+        if (l->n_bad_ids == l->bad_ids_cap) {
+                size_t cap = MAX(l->bad_ids_cap * 2, (size_t) 8);
+                uint64_t *n = reallocarray(l->bad_ids, cap, sizeof *n);
+                size_t *o = reallocarray(l->bad_path_offs, cap, sizeof *o);
+                if (n)
+                        l->bad_ids = n;
+                if (o)
+                        l->bad_path_offs = o;
+                if (!n || !o)
+                        return -ENOMEM;
+                l->bad_ids_cap = cap;
+        }
+        l->bad_path_offs[l->n_bad_ids] = path_off;
+        l->bad_ids[l->n_bad_ids++] = id;
+        return 0;
+}
+
+static void note_bad(struct lrugen *l, unsigned line) {
+        if (l->n_bad++ == 0)
+                l->first_bad_line = line;
+}
+
+/* The current memcg's block is malformed at line: drops its records and skips to the next memcg
+ * line. Returns 0 or -ENOMEM. */
+static int bad_block(struct parser *ps, unsigned line) {
+        note_bad(ps->out, line);
+        for (size_t i = ps->block_first; i < ps->n_recs; i++)
+                ps->recs[i].bad = true;
+        int r = ps->have_memcg ? note_bad_id(ps->out, ps->memcg_id, ps->memcg_path_off) : 0;
+        ps->have_memcg = ps->want_node = false;
+        ps->cur_tiers = 0;
+        ps->skipping = true;
+        return r;
+}
+
+/* Ends the current memcg's block at a memcg line or at the end; a block that is not complete is
+ * dropped. Returns 0 or -ENOMEM. */
+static int end_block(struct parser *ps) {
+        if (ps->skipping || !ps->have_memcg)
+                return 0;
+        return finish_rec(ps) < 0 ? bad_block(ps, ps->lineno) : 0;
 }
 
 static int parse_all(struct parser *ps, const char *buf, size_t len) {
         size_t pos = 0;
-        int r;
+        int r, k;
 
-        if (len == 0)
-                return -EINVAL;
         const char *line;
         size_t llen;
-        while ((r = next_line(buf, len, &pos, &line, &llen)) > 0) {
-                r = parse_line(ps, line, llen);
-                if (r < 0)
+        while ((k = next_line(buf, len, &pos, &line, &llen)) > 0) {
+                ps->lineno++;
+                bool memcg = llen >= 5 && memcmp(line, "memcg", 5) == 0;
+                if (memcg) {
+                        if ((r = end_block(ps)) < 0)
+                                return r;
+                        ps->skipping = false;
+                        ps->block_first = ps->n_recs;
+                        ps->block_line = ps->lineno;
+                } else if (ps->skipping)
+                        continue;
+                r = memcg ? parse_memcg_line(ps, line, llen) : parse_line(ps, line, llen);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0 && (r = bad_block(ps, ps->lineno)) < 0)
                         return r;
         }
-        if (r < 0)
-                return r;
-        r = finish_rec(ps);
+        /* A last line without '\n' was cut by a racy read: its block goes. */
+        ps->lineno++;
+        if (k < 0 && !ps->skipping)
+                r = bad_block(ps, ps->lineno);
+        else
+                r = end_block(ps);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < ps->n_recs; i++) {
-                r = check_rec(&ps->recs[i]);
-                if (r < 0)
+                struct parsed *rec = &ps->recs[i];
+                if (rec->bad || check_rec(rec) >= 0)
+                        continue;
+                rec->bad = true;
+                note_bad(ps->out, rec->line);
+                if ((r = note_bad_id(ps->out, rec->v.memcg_id, rec->path_off)) < 0)
                         return r;
         }
         return 0;
@@ -475,15 +548,30 @@ int lrugen_parse(const char *buf, size_t len, struct lrugen *ret) {
         int r;
 
         lrugen_reset(ret);
-        if (!buf)
+        if (!buf || len == 0)
                 return -EINVAL;
         r = parse_all(&ps, buf, len);
         if (r >= 0)
                 r = publish(&ps);
         free(ps.recs);
-        if (r < 0)
+        /* Nothing usable at all: the whole text is bad. */
+        if (r >= 0 && ret->n_lruvecs == 0 && ret->n_bad > 0)
+                r = -EINVAL;
+        if (r < 0) {
+                unsigned n_bad = ret->n_bad, first = ret->first_bad_line;
                 lrugen_reset(ret);
+                ret->n_bad = n_bad;
+                ret->first_bad_line = first;
+        }
         return r;
+}
+
+bool lrugen_memcg_bad(const struct lrugen *l, uint64_t memcg_id, const char *path) {
+        for (size_t i = 0; i < l->n_bad_ids; i++)
+                if (l->bad_ids[i] == memcg_id ||
+                    (path && strcmp(l->paths + l->bad_path_offs[i], path) == 0))
+                        return true;
+        return false;
 }
 
 void lrugen_done(struct lrugen *l) {
@@ -491,6 +579,8 @@ void lrugen_done(struct lrugen *l) {
                 return;
         free(l->lruvecs);
         free(l->paths);
+        free(l->bad_ids);
+        free(l->bad_path_offs);
         *l = (struct lrugen) {};
 }
 

@@ -36,5 +36,6 @@ int cgroup_set_path(struct cgroup *cg, const char *path);
 void cgroup_free(struct cgroup *cg);
 
 /* Reads the cgroup's memory files. Returns 0, -ENOENT when the cgroup vanished (cg->vanished is
- * set), or another negative errno. */
-int cgroup_read(struct cgroup *cg, uint64_t now_usec, struct cgroup_reading *ret);
+ * set), or another negative errno with the file and line in *ret_error (when not NULL). */
+int cgroup_read(struct cgroup *cg, uint64_t now_usec, struct cgroup_reading *ret,
+                struct cgroup_read_error *ret_error);

@@ -34,6 +34,13 @@ struct manager_overrides {
         bool dry_run;           /* --dry-run forces advise everywhere */
 };
 
+/* A kernel file that failed to read or parse, said once (manager.c: note_host_file). */
+struct file_trouble {
+        bool active;
+        int error;
+        unsigned line;
+};
+
 struct manager_caps {
         struct kernel_caps kernel; /* what the policy gets (writes, swappiness, swap, page size) */
         bool lrugen_read;          /* lru_gen or lru_gen_full readable */
@@ -68,6 +75,7 @@ struct manager {
         bool inotify_full;          /* the watch limit was hit (logged once) */
         struct host_sample host_prev, host_cur; /* what policy_decide() takes, read once per cycle */
         bool has_host_prev;
+        struct file_trouble host_psi_trouble, meminfo_trouble, lrugen_trouble;
 
         struct manager_caps caps;
         struct actuator *actuator;  /* the actuation path (threaded with an event loop) */

@@ -70,6 +70,17 @@ int cgroup_files_read_value(const struct cgroup_files *f, enum cgroup_file k, ui
 /* Closes every file and marks them closed. */
 void cgroup_files_close(struct cgroup_files *f);
 
+/* Which file a read failed on, and its line (1-based; 0: the file as a whole). */
+struct cgroup_read_error {
+        enum cgroup_file file;
+        unsigned line;
+};
+
+/* Returns "memory.stat" etc., or NULL. */
+const char *cgroup_file_name(enum cgroup_file k);
+
 /* Reads stat, pressure and the limit files with pread at time now_usec. Returns 0, -ENOENT
- * when the cgroup vanished, or another negative errno. */
-int cgroup_files_read(const struct cgroup_files *f, uint64_t now_usec, struct cgroup_reading *ret);
+ * when the cgroup vanished, or another negative errno with the file and line in *ret_error
+ * (when not NULL). */
+int cgroup_files_read(const struct cgroup_files *f, uint64_t now_usec, struct cgroup_reading *ret,
+                      struct cgroup_read_error *ret_error);

@@ -30,7 +30,7 @@ struct meminfo {
 /* Parses /proc/meminfo ("Key:  N kB\n" or "Key:  N\n"; every line must be well formed and end
  * in '\n'); MemTotal, MemAvailable, SwapTotal and SwapFree are required and returned in bytes.
  * Returns 0, or -EINVAL when one is missing, a line is malformed or a value overflows. */
-int meminfo_parse(const char *buf, size_t len, struct meminfo *ret);
+int meminfo_parse(const char *buf, size_t len, struct meminfo *ret, unsigned *ret_bad_line);
 
 /* Reads and parses an open /proc/meminfo. Returns 0 or a negative errno. */
-int meminfo_read(int fd, struct meminfo *ret);
+int meminfo_read(int fd, struct meminfo *ret, unsigned *ret_bad_line);

@@ -41,14 +41,15 @@ int write_file_atomic(const char *path, const char *text, mode_t mode);
 /* Returns true if errno value err (positive or negative) means "the cgroup went away". */
 bool errno_is_vanished(int err);
 
-/* Reads the whole file behind fd from offset 0 and hands it to parse(buf, len, ret): the one
- * shape of every reader's *_read(). Evaluates to 0 or a negative errno. */
-#define READ_AND_PARSE(fd, parse, ret)                                          \
+/* Reads the whole file behind fd from offset 0 and hands it to parse(buf, len, ret, ...): the
+ * one shape of every reader's *_read() (the extra arguments, e.g. where to put the line of a
+ * parse error, go to parse). Evaluates to 0 or a negative errno. */
+#define READ_AND_PARSE(fd, parse, ret, ...)                                     \
         ({                                                                      \
                 struct read_buf _b_ = {};                                       \
                 int _r_ = read_full_fd((fd), &_b_);                             \
                 if (_r_ >= 0)                                                   \
-                        _r_ = parse(_b_.data, _b_.len, (ret));                  \
+                        _r_ = parse(_b_.data, _b_.len, (ret) __VA_OPT__(,) __VA_ARGS__); \
                 read_buf_free(&_b_);                                            \
                 _r_;                                                            \
         })

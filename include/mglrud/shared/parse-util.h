@@ -2,6 +2,7 @@
 /* parse-util.h: strict number and unit parsers shared by kernel readers and the config. */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -47,3 +48,11 @@ const char *format_duration(char *buf, size_t size, uint64_t usec);
  * for configuration text that must parse back to the same value. Returns buf. */
 const char *format_bytes_exact(char *buf, size_t size, uint64_t bytes);
 const char *format_duration_exact(char *buf, size_t size, uint64_t usec);
+
+/* For the line-based parsers: notes line (1-based; 0 for the file as a whole, e.g. a missing
+ * key) in *ret_bad_line when ret_bad_line is not NULL. Returns -EINVAL. */
+static inline int parse_bad_line(unsigned *ret_bad_line, unsigned line) {
+        if (ret_bad_line)
+                *ret_bad_line = line;
+        return -EINVAL;
+}

@@ -17,7 +17,7 @@
 static int parse_exact(const char *s, size_t len, struct memstat *ret) {
         _cleanup_free_ char *copy = fixture_dup_exact(s, len);
         assert_non_null(copy);
-        return memstat_parse(copy, len, ret);
+        return memstat_parse(copy, len, ret, NULL);
 }
 
 static void load(const char *rel, struct memstat *ret) {
@@ -157,11 +157,11 @@ static void test_read(void **state) {
         int fd = fixture_memfd(b.data, b.len);
         assert_true(fd >= 0);
         for (int i = 0; i < 2; i++) {
-                assert_int_equal(memstat_read(fd, &s), 0);
+                assert_int_equal(memstat_read(fd, &s, NULL), 0);
                 assert_int_equal(get(&s, MEMSTAT_PSWPIN), 900);
         }
         close(fd);
-        assert_int_equal(memstat_read(fd, &s), -EBADF);
+        assert_int_equal(memstat_read(fd, &s, NULL), -EBADF);
 }
 
 /* Real captures from the 7.3 kernel (skipped while absent): every key the policy uses is
