@@ -110,7 +110,7 @@ int config_copy(const struct config *src, struct config *ret) {
         c.debugfs_root = default_debugfs_root;
         c.proc_root = default_proc_root;
         c.sections = NULL;
-        c.n_sections = 0;
+        c.n_sections = c.sections_cap = 0;
 
         if (strdup_keep(src->cgroup_root, NULL, &c.cgroup_root) < 0 ||
             strdup_keep(src->debugfs_root, default_debugfs_root, &c.debugfs_root) < 0 ||
@@ -121,6 +121,7 @@ int config_copy(const struct config *src, struct config *ret) {
                 c.sections = calloc(src->n_sections, sizeof *c.sections);
                 if (!c.sections)
                         goto oom;
+                c.sections_cap = src->n_sections;
                 for (size_t i = 0; i < src->n_sections; i++) {
                         struct policy_section *s = &c.sections[i];
                         *s = src->sections[i];

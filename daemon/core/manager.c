@@ -121,11 +121,24 @@ static int manager_apply_settings(struct manager *m) {
 /* Loads the stream-protection BPF program once, if some section wants it. Without it the
  * daemon works as before, and says why once. */
 static void manager_open_streams(struct manager *m) {
+        const uint32_t key = 1u << POLICY_KEY_STREAM_PROTECTION;
         bool wanted = m->config.defaults.stream_protection != STREAM_PROTECTION_NO;
-        for (size_t i = 0; i < m->config.n_sections; i++)
-                wanted = wanted || m->config.sections[i].policy.stream_protection !=
-                                           STREAM_PROTECTION_NO;
-        if (!wanted || m->streams_tried)
+        /* A section that does not set the key has [Defaults]' value, not its own built-in one. */
+        for (size_t i = 0; i < m->config.n_sections; i++) {
+                const struct policy_section *sec = &m->config.sections[i];
+                wanted = wanted || ((sec->set_mask & key) && sec->policy.stream_protection !=
+                                                                     STREAM_PROTECTION_NO);
+        }
+        if (!wanted) {
+                /* Switched off by a reload: detach the program, no map walks. */
+                if (m->streams)
+                        log_info("Stream protection: off everywhere, detaching the BPF program.");
+                streams_free(m->streams);
+                m->streams = NULL;
+                m->streams_tried = false;
+                return;
+        }
+        if (m->streams_tried)
                 return;
         m->streams_tried = true;
         int r = streams_open(m->proc_root, &m->streams);
@@ -144,7 +157,7 @@ static void manager_job_done(struct actuator_job *j, void *userdata) {
 }
 
 int manager_start(struct manager *m, sd_event *e) {
-        int r = config_load(m->config_file, m->dropin_dir, &m->config);
+        int r = config_load(m->config_file, m->dropin_dir, &m->config, NULL);
         if (r < 0)
                 return r;
         r = manager_apply_settings(m);
@@ -179,10 +192,10 @@ int manager_start(struct manager *m, sd_event *e) {
 
 static int manager_rescan(struct manager *m, uint64_t now_usec);
 
-int manager_reload(struct manager *m) {
+int manager_reload(struct manager *m, char **ret_error) {
         struct config c;
         config_init(&c);
-        int r = config_load(m->config_file, m->dropin_dir, &c);
+        int r = config_load(m->config_file, m->dropin_dir, &c, ret_error);
         if (r < 0) {
                 config_done(&c);
                 return log_error_errno(r, "Reload failed, keeping the previous configuration.");

@@ -63,7 +63,8 @@ struct mount_entry {
 #define MOUNT_UNKNOWN (-2)
 
 struct streams {
-        struct page_cache_inserts_bpf *skel;       /* NULL: fed by streams_feed() only (tests) */
+        struct page_cache_inserts_bpf *skel; /* NULL: fed by streams_feed() only (tests) */
+        bool no_batch;                  /* the kernel refused batch lookups: key by key */
         streams_open_file_fn open_file; /* by handle; tests open their own files */
         void *open_userdata;
         char *proc_root;
@@ -185,13 +186,42 @@ int streams_feed(struct streams *s, const struct streams_key *keys, const struct
         return 0;
 }
 
-/* Reads the whole BPF map into the table. Entries the LRU map evicted are forgotten. Returns 0,
- * or the errno of the map walk (without a map: 0, the table stays as fed). */
-static int streams_drain(struct streams *s) {
 #if HAVE_BPF
-        if (!s->skel)
-                return 0;
-        int map_fd = bpf_map__fd(s->skel->maps.streams);
+/* Map entries read per bpf() call: one walk of a full map (16384 files) takes 16 calls instead
+ * of two per entry. */
+#define STREAMS_BATCH 1024
+
+/* Reads the map in batches into s->next. Returns 0 and the count, -EOPNOTSUPP when the kernel
+ * has no batch lookups for this map (or a bucket needs a bigger batch), or another negative
+ * errno. */
+static int drain_batch(struct streams *s, int map_fd, size_t *ret_n) {
+        static struct streams_key keys[STREAMS_BATCH];
+        static struct streams_val vals[STREAMS_BATCH];
+        uint64_t token = 0;
+        bool first = true;
+        size_t n = 0;
+
+        while (n < s->cap) {
+                __u32 count = (__u32) MIN((size_t) STREAMS_BATCH, s->cap - n);
+                int r = bpf_map_lookup_batch(map_fd, first ? NULL : &token, &token, keys, vals,
+                                             &count, NULL);
+                r = r < 0 ? negative_errno() : 0;
+                for (__u32 i = 0; i < count && n < s->cap; i++)
+                        s->next[n++] = (struct file_entry) { .key = keys[i], .val = vals[i] };
+                if (r == -ENOENT)
+                        break; /* the end of the map */
+                if (r == -EINVAL || r == -ENOTSUP || r == -EOPNOTSUPP || r == -ENOSPC)
+                        return first ? -EOPNOTSUPP : r;
+                if (r < 0)
+                        return r;
+                first = false;
+        }
+        *ret_n = n;
+        return 0;
+}
+
+/* Reads the map one key at a time (kernels without batch lookups). Returns the count. */
+static size_t drain_by_key(struct streams *s, int map_fd) {
         struct streams_key key, *prev_key = NULL;
         size_t n = 0;
 
@@ -203,6 +233,24 @@ static int streams_drain(struct streams *s) {
                         continue; /* evicted meanwhile; the walk goes on from this key */
                 n++;
         }
+        return n;
+}
+#endif
+
+/* Reads the whole BPF map into the table. Entries the LRU map evicted are forgotten. Returns 0,
+ * or the errno of the map walk (without a map: 0, the table stays as fed). */
+static int streams_drain(struct streams *s) {
+#if HAVE_BPF
+        if (!s->skel)
+                return 0;
+        int map_fd = bpf_map__fd(s->skel->maps.streams);
+        size_t n = 0;
+        int r = s->no_batch ? -EOPNOTSUPP : drain_batch(s, map_fd, &n);
+        if (r == -EOPNOTSUPP) {
+                s->no_batch = true;
+                n = drain_by_key(s, map_fd);
+        } else if (r < 0)
+                return r;
         table_swap_in(s, n);
 #endif
         return 0;

@@ -230,9 +230,12 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         int r = check_root(b, msg, error);
         if (r < 0)
                 return r;
-        r = b->reload(b->m);
+        _cleanup_free_ char *why = NULL;
+        r = b->reload(b->m, &why);
+        if (r < 0 && why)
+                return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "%s", why);
         if (r < 0)
-                return sd_bus_error_set_errnof(error, r, "Reload failed: %m");
+                return sd_bus_error_set_errnof(error, r, "%m");
         return sd_bus_reply_method_return(msg, NULL);
 }
 

@@ -111,8 +111,9 @@ static int parse_argv(int argc, char **argv) {
                         break;
                 case 'i':
                         r = parse_duration(optarg, &arg_overrides.interval_usec);
-                        if (r < 0 || arg_overrides.interval_usec < USEC_PER_SEC / 10) {
-                                log_error("--interval=%s: expected a duration of at least 100ms "
+                        if (r < 0 || arg_overrides.interval_usec < USEC_PER_SEC / 10 ||
+                            arg_overrides.interval_usec > CONFIG_MAX_INTERVAL_USEC) {
+                                log_error("--interval=%s: expected a duration from 100ms to 1h "
                                           "such as 5s or 1min.", optarg);
                                 return -EINVAL;
                         }
@@ -174,9 +175,9 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 /* SIGHUP and the bus Reload(): the command line's --log-level wins over the config again. */
-static int reload(struct manager *m) {
+static int reload(struct manager *m, char **ret_error) {
         sd_notify(false, "RELOADING=1");
-        int r = manager_reload(m);
+        int r = manager_reload(m, ret_error);
         if (arg_log_level >= 0)
                 log_set_max_level(arg_log_level);
         sd_notify(false, "READY=1");
@@ -184,7 +185,7 @@ static int reload(struct manager *m) {
 }
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        (void) reload(userdata);
+        (void) reload(userdata, NULL);
         return 0;
 }
 
@@ -293,7 +294,7 @@ int main(int argc, char **argv) {
         if (arg_check_config) {
                 struct config c;
                 config_init(&c);
-                r = config_load(arg_config, arg_dropin, &c);
+                r = config_load(arg_config, arg_dropin, &c, NULL);
                 if (r < 0) {
                         config_done(&c);
                         return 1;

@@ -73,7 +73,7 @@ struct config {
         char *defaults_file;         /* where [Defaults] was last seen (NULL: never) */
         unsigned defaults_line;
         struct policy_section *sections; /* in order of first appearance */
-        size_t n_sections;
+        size_t n_sections, sections_cap;
 };
 
 /* Fills c with the built-in defaults (no sections). Allocates nothing: the default root paths
@@ -98,13 +98,17 @@ void policy_init_defaults(struct policy *ret);
 int config_list_files(const char *main_path, const char *dropin_dir, char ***ret_files);
 void config_files_free(char **files);
 
-/* Loads main_path (missing is fine: built-in defaults) and then dropin_dir/\*.conf in name order
- * (missing dir is fine). Unknown keys and sections are warned about. On error logs "file:line:
- * key=value: reason" and returns -EINVAL (or -errno for I/O), leaving ret untouched; returns 0
- * on success. ret must be initialized (config_init or an earlier load): on success its old
- * contents are freed and replaced. Checks that MinColdAge <= MaxColdAge for [Defaults] and for
- * each section over [Defaults], after all files are read. */
-int config_load(const char *main_path, const char *dropin_dir, struct config *ret);
+/* Loads main_path (it must exist; an empty file gives the built-in defaults) and then
+ * dropin_dir/\*.conf in name order (a missing dir is fine). Unknown keys and sections are
+ * warned about. Running as root, a file or the drop-in dir that is not owned by root or is
+ * writable by group or others is refused (-EPERM). On error logs "file:line: key=value: reason"
+ * (never the text of a line that is not Key=Value) and returns -EINVAL (or -errno), leaving ret
+ * untouched, and the first error's text in *ret_error (malloc'ed) when ret_error is not NULL;
+ * returns 0 on success. ret must be initialized (config_init or an earlier load): on success its
+ * old contents are freed and replaced. Checks that MinColdAge <= MaxColdAge for [Defaults] and
+ * for each section over [Defaults], after all files are read. */
+int config_load(const char *main_path, const char *dropin_dir, struct config *ret,
+                char **ret_error);
 
 /* Parses one file's text as if read from filename (for tests), starting from the built-in
  * defaults. Same contract as config_load. */

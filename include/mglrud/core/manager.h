@@ -108,8 +108,10 @@ void manager_init(struct manager *m, const struct manager_overrides *o, const ch
  * and prepares the discovery of cgroups. Returns 0 or a negative errno. */
 int manager_start(struct manager *m, sd_event *e);
 
-/* Reloads the configuration; on error the old one stays in force. Returns 0 or -errno. */
-int manager_reload(struct manager *m);
+/* Reloads the configuration; on error the old one stays in force, and *ret_error (when not
+ * NULL) may get the first error's text (malloc'ed: "file:line: key=value: reason"). Returns 0
+ * or -errno. */
+int manager_reload(struct manager *m, char **ret_error);
 
 /* Runs one control cycle at monotonic time now_usec. Returns 0, or a negative errno on a fatal
  * error (-ENOMEM); per-cgroup errors are logged and backed off, not returned. */

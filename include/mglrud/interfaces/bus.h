@@ -11,8 +11,9 @@
 
 struct bus_server;
 
-/* Reloads the configuration (what SIGHUP does). Returns 0 or -errno. */
-typedef int (*bus_reload_t)(struct manager *m);
+/* Reloads the configuration (what SIGHUP does). Returns 0 or -errno, with the first error's text
+ * in *ret_error (malloc'ed) when there is one. */
+typedef int (*bus_reload_t)(struct manager *m, char **ret_error);
 
 /* Creates runtime_dir (0755) if needed, refuses one that is not a directory owned by us alone
  * (-EPERM), takes runtime_dir/lock (-EBUSY while another daemon holds it), listens on

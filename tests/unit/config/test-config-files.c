@@ -179,7 +179,7 @@ static void test_dropins(void **state) {
         config_files_free(files);
 
         config_init(&c);
-        assert_int_equal(config_load(main_path, dropins, &c), 0);
+        assert_int_equal(config_load(main_path, dropins, &c, NULL), 0);
         assert_int_equal(cap.n, 0);
         assert_int_equal(c.interval_usec, 40 * USEC_PER_SEC); /* 9-b.conf is last */
         assert_int_equal(c.defaults.min_cold_age_usec, 30 * USEC_PER_MIN);
@@ -201,7 +201,7 @@ static void test_dropins(void **state) {
         assert_int_equal(config_copy(&c, &orig), 0);
         write_file(dropins, "90-bad.conf", "[/y]\n\nSwappiness=lots\n");
         capture_reset();
-        assert_int_equal(config_load(main_path, dropins, &c), -EINVAL);
+        assert_int_equal(config_load(main_path, dropins, &c, NULL), -EINVAL);
         assert_int_equal(cap.n, 1);
         char want[512];
         snprintf(want, sizeof want,
@@ -211,7 +211,7 @@ static void test_dropins(void **state) {
 
         /* unreadable main path (a directory) is an I/O error, not a silent default */
         capture_reset();
-        assert_true(config_load(dropins, NULL, &c) < 0);
+        assert_true(config_load(dropins, NULL, &c, NULL) < 0);
         assert_int_equal(count_level(LOG_ERR), 1);
         assert_config_equal(&c, &orig);
 
@@ -231,13 +231,23 @@ static void test_missing_files(void **state) {
         assert_null(files[0]);
         config_files_free(files);
 
+        /* A missing main file is an error (a typo in --config must not mean "manage nothing"),
+         * named in the message; the configuration in force stays. A missing drop-in directory
+         * is fine. */
         config_init(&c);
         config_init(&def);
         assert_int_equal(config_load_string("[/x]\nFloor=1M\n", "t.conf", &c), 0);
-        assert_int_equal(config_load("/nonexistent/mglrud.conf", "/nonexistent/d", &c), 0);
-        assert_int_equal(cap.n, 0);
-        assert_config_equal(&c, &def); /* replaced by the built-in defaults */
+        struct config before;
+        assert_int_equal(config_copy(&c, &before), 0);
+        char *why = NULL;
+        assert_int_equal(config_load("/nonexistent/mglrud.conf", "/nonexistent/d", &c, &why), -ENOENT);
+        assert_non_null(why);
+        assert_string_equal(why, "/nonexistent/mglrud.conf: No such file or directory");
+        free(why);
+        assert_config_equal(&c, &before);
+        config_done(&before);
         config_done(&c);
+        config_done(&def);
 }
 
 /* The shipped file documents every key at its built-in default: parsing it must change
@@ -252,7 +262,7 @@ static void test_shipped_config(void **state) {
         snprintf(dir, sizeof dir, "%s/etc/mglrud.conf.d", root);
         config_init(&c);
         config_init(&def);
-        assert_int_equal(config_load(path, dir, &c), 0);
+        assert_int_equal(config_load(path, dir, &c, NULL), 0);
         assert_int_equal(cap.n, 0);
         assert_config_equal(&c, &def);
         assert_int_equal(c.n_sections, 0);
@@ -305,7 +315,7 @@ static void test_examples(void **state) {
                 struct config c;
                 config_init(&c);
                 capture_reset();
-                assert_int_equal(config_load(*p, NULL, &c), 0);
+                assert_int_equal(config_load(*p, NULL, &c, NULL), 0);
                 assert_int_equal(cap.n, 0);
                 assert_true(c.n_sections > 0);
                 config_done(&c);
@@ -315,7 +325,7 @@ static void test_examples(void **state) {
 
         struct config all;
         config_init(&all);
-        assert_int_equal(config_load(main_path, dir, &all), 0);
+        assert_int_equal(config_load(main_path, dir, &all, NULL), 0);
         assert_int_equal(cap.n, 0);
 
         /* and what --check-config prints for them parses back to the same settings */
