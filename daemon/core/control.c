@@ -26,6 +26,7 @@ struct control_state {
         bool has_last;                 /* last holds a decision */
         bool paused;                   /* Pause(): sample, but do not decide or act */
         bool skipped;                  /* the last cycle was skipped because of a pause */
+        bool reclaim_denied_logged;    /* note_reclaim_denied() said it */
         bool in_flight;                /* a job with this cgroup's writes is queued or running */
         uint64_t in_flight_token;      /* that job's token (unique for the daemon's lifetime) */
         struct cgroup_reading before;  /* the reading the in-flight decision was made on */
@@ -180,6 +181,18 @@ static int decide(const struct cycle_input *in, const struct policy *p, bool adv
                              in->host_limits, ret_state, ret);
 }
 
+/* Says once per cgroup that its memory.reclaim may not be written (docs/design.md, "Delegated
+ * cgroups"). */
+static void note_reclaim_denied(struct cgroup *cg, struct control_state *s) {
+        if (s->reclaim_denied_logged)
+                return;
+        s->reclaim_denied_logged = true;
+        log_notice("%s: memory.reclaim is not writable (the cgroup is owned by uid %u, delegated): "
+                   "its memory.reclaim decisions are advice only; lru_gen eviction is not "
+                   "affected. Give the daemon CAP_DAC_OVERRIDE to manage it fully.",
+                   cg->name, (unsigned) cg->files.owner);
+}
+
 /* Reports a decision that is only reported (advice, or an active decision without writes). */
 static void report_advice(const struct report_sink *report, const struct cgroup *cg,
                           const struct decision *d) {
@@ -246,7 +259,13 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
         s->in_flight = false;
         if (j->vanished)
                 cg->vanished = true;
-        if (j->failed > 0) {
+        if (j->failed > 0 && j->decision.n_reclaims > 0 &&
+            (j->last_error == -EACCES || j->last_error == -EPERM)) {
+                /* Permissions changed under us (a subtree delegated since we opened it): not an
+                 * error to repeat every cycle. */
+                cg->files.reclaim_denied = true;
+                note_reclaim_denied(cg, s);
+        } else if (j->failed > 0) {
                 s->errors += j->failed;
                 policy_note_error(&s->policy, j->finished_usec);
         }
@@ -403,6 +422,13 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                 s->prev = cur;
                 s->has_prev = true;
                 return 0;
+        }
+        if (!advise && d.n_reclaims > 0 && cg->files.reclaim_denied) {
+                /* A subtree delegated to a user: its memory.reclaim is the user's. lru_gen
+                 * eviction goes through debugfs and is not affected; this decision is advice. */
+                note_reclaim_denied(cg, s);
+                advise = true;
+                d.advise = true;
         }
         s->last = d;
         s->has_last = true;

@@ -88,6 +88,12 @@ int cgroup_files_open(const char *root, const char *path, uint64_t id, unsigned 
                         goto fail;
                 }
         }
+        f.owner = st.st_uid;
+        /* A subtree delegated to a user (systemd's Delegate=, rootless containers) has its files
+         * owned by that user, memory.reclaim mode 0200: without CAP_DAC_OVERRIDE even root
+         * cannot write it. AT_EACCESS checks with our effective ids and capabilities. */
+        f.reclaim_denied = faccessat(f.dirfd, "memory.reclaim", W_OK, AT_EACCESS) < 0 &&
+                           (errno == EACCES || errno == EPERM);
         if (!(f.present & (1u << CGROUP_FILE_STAT))) {
                 /* The root cgroup has memory.stat but no memory.current; a child without the
                  * memory controller has neither: nothing to manage there. */

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "mglrud/kernel/memcg.h"
 #include "mglrud/kernel/memstat.h"
@@ -46,6 +47,9 @@ struct cgroup_files {
         int fds[_CGROUP_FILE_MAX];      /* kept open, or -1 */
         unsigned present;               /* (1u << file) for the files the cgroup has (swap files
                                          * are absent without swap accounting) */
+        bool reclaim_denied;            /* memory.reclaim exists but we may not write it (a
+                                         * delegated subtree, and no CAP_DAC_OVERRIDE) */
+        uid_t owner;                    /* the directory's owner */
 };
 
 /* Returns the descriptors a cgroup_files holds with keep mask keep. */
