@@ -66,9 +66,9 @@ _printf_(5, 6) static void ctx_log(struct parse_ctx *ctx, int level, const char 
 #define ctx_error(ctx, key, value, ...) ctx_log((ctx), LOG_ERR, (key), (value), __VA_ARGS__)
 #define ctx_warning(ctx, key, value, ...) ctx_log((ctx), LOG_WARNING, (key), (value), __VA_ARGS__)
 
-static int find_section(struct config *c, const char *glob) {
+static int find_section(struct config *c, const char *name) {
         for (size_t i = 0; i < c->n_sections; i++)
-                if (strcmp(c->sections[i].glob, glob) == 0)
+                if (strcmp(c->sections[i].name, name) == 0)
                         return (int) i;
         return -ENOENT;
 }
@@ -96,40 +96,42 @@ static int enter_section(struct parse_ctx *ctx, const char *name) {
                 ctx->kind = SECTION_DEFAULTS;
                 return 0;
         }
-        if (name[0] != '/') {
+        struct policy_section parsed = {};
+        const char *reason = NULL;
+        int r = policy_section_parse_name(&parsed, name, &reason);
+        if (r == -ENOENT) {
                 ctx->kind = SECTION_UNKNOWN;
                 ctx_warning(ctx, NULL, NULL, "unknown section, ignoring its keys");
                 return 0;
         }
-        if (cgroup_glob_validate(name) < 0) {
-                ctx_error(ctx, NULL, NULL,
-                          "invalid cgroup path glob (needs \"/a/b\" form: no empty, \".\" or "
-                          "\"..\" component, no trailing '/')");
+        if (r == -EINVAL) {
+                ctx_error(ctx, NULL, NULL, "%s", reason);
                 return -EINVAL;
         }
+        if (r < 0)
+                return r;
 
         file = strdup(ctx->filename);
-        if (!file)
+        if (!file) {
+                free(parsed.name);
                 return -ENOMEM;
-        int i = find_section(c, name);
+        }
+        /* "[Pod:BestEffort]" and "[Pod:besteffort]" are one section: compare canonical names. */
+        int i = find_section(c, parsed.name);
         if (i < 0) {
                 struct policy_section *n =
                         reallocarray(c->sections, c->n_sections + 1, sizeof *c->sections);
                 if (!n) {
+                        free(parsed.name);
                         free(file);
                         return -ENOMEM;
                 }
                 c->sections = n;
-                struct policy_section *s = &n[c->n_sections];
-                *s = (struct policy_section) { .glob = strdup(name) };
-                if (!s->glob) {
-                        free(file);
-                        return -ENOMEM;
-                }
-                policy_init_defaults(&s->policy);
-                policy_section_compute_specificity(s);
+                n[c->n_sections] = parsed;
+                policy_init_defaults(&n[c->n_sections].policy);
                 i = (int) c->n_sections++;
-        }
+        } else
+                free(parsed.name);
         /* A section seen again in a later file merges into the first one (keeping its place
          * for the final specificity tie-break); only its location moves. */
         free(c->sections[i].file);
@@ -382,7 +384,7 @@ static int config_verify(const struct config *c) {
                 struct policy p = c->defaults;
                 policy_copy_keys(&p, &s->policy, s->set_mask);
                 uint32_t both = (1u << POLICY_KEY_MIN_COLD_AGE) | (1u << POLICY_KEY_MAX_COLD_AGE);
-                r = check_cold_ages(&p, s->file, s->line, s->glob,
+                r = check_cold_ages(&p, s->file, s->line, s->name,
                                     (s->set_mask & both) == both ? ""
                                     : (s->set_mask & both) ? " (the other one from [Defaults])"
                                                            : "");
