@@ -122,7 +122,7 @@ int policy_section_parse_name(struct policy_section *s, const char *name,
                 if (asprintf(&canonical, "Pod:%s", selector < 0 ? "*" : qos_class_to_string(selector)) < 0)
                         canonical = NULL;
                 else
-                        for (char *p = canonical; *p; p++)
+                        for (char *p = canonical + 4; *p; p++)
                                 *p = (char) (*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
         } else if (strncmp(name, "Policy:", 7) == 0) {
                 if (!policy_name_valid(name + 7)) {
