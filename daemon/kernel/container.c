@@ -274,3 +274,102 @@ int container_identify(const char *path, struct container_identity *ret) {
         *ret = c;
         return 0;
 }
+
+int proc_cgroup_parse(const char *text, size_t len, char *buf, size_t size) {
+        for (const char *l = text, *end = text + len; l < end;) {
+                const char *nl = memchr(l, '\n', (size_t) (end - l));
+                const char *le = nl ?: end;
+                const char *c1 = memchr(l, ':', (size_t) (le - l));
+                const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t) (le - c1 - 1)) : NULL;
+                if (!c2 || c1 == l)
+                        return -EINVAL;
+                if (c1 - l == 1 && l[0] == '0' && c2 == c1 + 1) {
+                        size_t plen = (size_t) (le - c2 - 1);
+                        if (plen == 0 || c2[1] != '/' || memchr(c2 + 1, '\0', plen))
+                                return -EINVAL;
+                        if (plen + 1 > size)
+                                return -ENAMETOOLONG;
+                        memcpy(buf, c2 + 1, plen);
+                        buf[plen] = '\0';
+                        return 0;
+                }
+                l = nl ? nl + 1 : end;
+        }
+        return -ENOENT;
+}
+
+/* Appends s[0..len) to buf at *o. Returns 0 or -ENAMETOOLONG. */
+static int append(char *buf, size_t size, size_t *o, const char *s, size_t len) {
+        if (*o + len + 1 > size)
+                return -ENAMETOOLONG;
+        memcpy(buf + *o, s, len);
+        *o += len;
+        buf[*o] = '\0';
+        return 0;
+}
+
+/* Appends a slice and its parents: "a-b.slice" -> "/a.slice/a-b.slice". */
+static int append_slice(char *buf, size_t size, size_t *o, const char *slice, size_t len) {
+        static const char suffix[] = ".slice";
+        const size_t sl = sizeof suffix - 1;
+        int r;
+
+        if (len == 0 || (len == 7 && memcmp(slice, "-.slice", 7) == 0))
+                return 0; /* the root slice */
+        if (len <= sl || memcmp(slice + len - sl, suffix, sl) != 0 || memchr(slice, '/', len))
+                return -EINVAL;
+        size_t stem = len - sl;
+        if (slice[0] == '-' || slice[stem - 1] == '-')
+                return -EINVAL;
+        for (size_t i = 0; i <= stem; i++) {
+                if (i < stem && slice[i] != '-')
+                        continue;
+                if (i < stem && slice[i + 1] == '-')
+                        return -EINVAL; /* "a--b" names no parent */
+                if ((r = append(buf, size, o, "/", 1)) < 0 ||
+                    (r = append(buf, size, o, slice, i)) < 0 ||
+                    (r = append(buf, size, o, suffix, sl)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int container_cgroups_path_resolve(const char *cgroups_path, char *buf, size_t size) {
+        size_t o = 0;
+        int r;
+
+        if (!cgroups_path || !*cgroups_path || size == 0)
+                return -EINVAL;
+        buf[0] = '\0';
+        const char *c1 = strchr(cgroups_path, ':');
+        if (!c1) {
+                if (cgroups_path[0] != '/' && (r = append(buf, size, &o, "/", 1)) < 0)
+                        return r;
+                return append(buf, size, &o, cgroups_path, strlen(cgroups_path));
+        }
+        const char *c2 = strchr(c1 + 1, ':');
+        if (!c2 || strchr(c2 + 1, ':') || !c2[1] || memchr(c1 + 1, '/', (size_t) (c2 - c1 - 1)) ||
+            strchr(c2 + 1, '/'))
+                return -EINVAL;
+        if ((r = append_slice(buf, size, &o, cgroups_path, (size_t) (c1 - cgroups_path))) < 0)
+                return r;
+        const char *name = c2 + 1;
+        size_t nl = strlen(name);
+        if (nl > 6 && strcmp(name + nl - 6, ".slice") == 0) {
+                /* A slice as the unit: its own name says all its parents. */
+                o = 0;
+                buf[0] = '\0';
+                if ((r = append_slice(buf, size, &o, name, nl)) < 0)
+                        return r;
+                return o == 0 ? append(buf, size, &o, "/", 1) : 0; /* "-.slice": the root */
+        }
+        if ((r = append(buf, size, &o, "/", 1)) < 0)
+                return r;
+        if (c2 > c1 + 1 && ((r = append(buf, size, &o, c1 + 1, (size_t) (c2 - c1 - 1))) < 0 ||
+                            (r = append(buf, size, &o, "-", 1)) < 0))
+                return r;
+        if ((r = append(buf, size, &o, name, nl)) < 0 ||
+            (r = append(buf, size, &o, ".scope", 6)) < 0)
+                return r;
+        return 0;
+}

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* container_identify() on any path: the input is one cgroup path (up to the first NUL). What it
  * finds must be in the path as the layouts write it: a 64-hex container id in the last
- * component, a pod uid of hex digits and dashes, a kind that agrees with the fields. */
+ * component, a pod uid of hex digits and dashes, a kind that agrees with the fields. The same
+ * input also goes to proc_cgroup_parse() (as /proc/PID/cgroup) and
+ * container_cgroups_path_resolve() (as an OCI cgroupsPath): what they return is an absolute
+ * path that fits the buffer. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +23,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 return 0;
         memcpy(path, data, size);
         path[size] = '\0';
+
+        char buf[256];
+        int q = proc_cgroup_parse((const char *) data, size, buf, sizeof buf);
+        fuzz_check(q == 0 || q == -ENOENT || q == -EINVAL || q == -ENAMETOOLONG);
+        if (q == 0)
+                fuzz_check(buf[0] == '/' && strlen(buf) < sizeof buf);
+        q = container_cgroups_path_resolve(path, buf, sizeof buf);
+        fuzz_check(q == 0 || q == -EINVAL || q == -ENAMETOOLONG);
+        if (q == 0)
+                fuzz_check(buf[0] == '/');
 
         memset(&c, 0xa5, sizeof c);
         int r = container_identify(path, &c);

@@ -75,3 +75,16 @@ int qos_class_from_string(const char *s);
 /* Returns the first CONTAINER_SHORT_ID_LEN characters of id (the whole id if shorter) in buf
  * (of at least CONTAINER_SHORT_ID_LEN + 1 bytes). Returns buf. */
 const char *container_short_id(const char *id, char *buf, size_t size);
+
+/* Parses /proc/PID/cgroup and copies the cgroup v2 path (the "0::PATH" line) into buf. Returns
+ * 0, -ENOENT when there is no v2 line (a v1-only host), -ENAMETOOLONG when it does not fit, or
+ * -EINVAL when a line is not "ID:CONTROLLERS:PATH" or the path is not absolute. */
+int proc_cgroup_parse(const char *text, size_t len, char *buf, size_t size);
+
+/* Turns an OCI config's linux.cgroupsPath into a cgroup path below the cgroup2 root: a path
+ * ("/a/b", or "a/b" taken from the root) is kept; the systemd driver's "SLICE:PREFIX:NAME"
+ * becomes SLICE expanded into its parents (systemd.slice(5): "a-b.slice" is
+ * "/a.slice/a-b.slice"; "" and "-.slice" are the root) and then PREFIX-NAME.scope; a NAME that
+ * ends in ".slice" is a slice itself, expanded alone. Returns 0, -ENAMETOOLONG, or -EINVAL for
+ * an empty path or a malformed slice name. */
+int container_cgroups_path_resolve(const char *cgroups_path, char *buf, size_t size);

@@ -256,6 +256,61 @@ static void test_names(void **state) {
         assert_null(qos_class_to_string(QOS_CLASS_UNKNOWN));
 }
 
+static void assert_resolves(const char *cgroups_path, const char *expected) {
+        char buf[512];
+        int r = container_cgroups_path_resolve(cgroups_path, buf, sizeof buf);
+        if (r < 0)
+                fail_msg("%s: %s", cgroups_path, strerror(-r));
+        assert_string_equal(buf, expected);
+}
+
+static void test_cgroups_path_resolve(void **state) {
+        char small[16], buf[256];
+        assert_resolves("/system.slice/docker-" ID_A ".scope", "/system.slice/docker-" ID_A ".scope");
+        assert_resolves("machine.slice/x", "/machine.slice/x");
+        assert_resolves("system.slice:docker:" ID_A, "/system.slice/docker-" ID_A ".scope");
+        assert_resolves("kubepods-besteffort-pod" UID_US ".slice:cri-containerd:" ID_A,
+                        "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod"
+                        UID_US ".slice/cri-containerd-" ID_A ".scope");
+        assert_resolves(":libpod:" ID_A, "/libpod-" ID_A ".scope");
+        assert_resolves("-.slice:libpod:" ID_A, "/libpod-" ID_A ".scope");
+        assert_resolves("system.slice::" ID_A, "/system.slice/" ID_A ".scope");
+        assert_resolves("system.slice::kubepods-pod" UID_US ".slice",
+                        "/kubepods.slice/kubepods-pod" UID_US ".slice");
+        assert_int_equal(container_cgroups_path_resolve("", buf, sizeof buf), -EINVAL);
+        assert_int_equal(container_cgroups_path_resolve(NULL, buf, sizeof buf), -EINVAL);
+        assert_int_equal(container_cgroups_path_resolve("a:b", buf, sizeof buf), -EINVAL);
+        assert_int_equal(container_cgroups_path_resolve("a.slice:b:", buf, sizeof buf), -EINVAL);
+        assert_int_equal(container_cgroups_path_resolve("a:b:c:d", buf, sizeof buf), -EINVAL);
+        assert_int_equal(container_cgroups_path_resolve("system:docker:x", buf, sizeof buf), -EINVAL);
+        assert_int_equal(container_cgroups_path_resolve("a--b.slice:p:x", buf, sizeof buf), -EINVAL);
+        assert_int_equal(container_cgroups_path_resolve("a-.slice:p:x", buf, sizeof buf), -EINVAL);
+        assert_int_equal(container_cgroups_path_resolve("a.slice:p:x/y", buf, sizeof buf), -EINVAL);
+        assert_int_equal(container_cgroups_path_resolve("system.slice:docker:" ID_A, small,
+                                                        sizeof small), -ENAMETOOLONG);
+}
+
+static void test_proc_cgroup(void **state) {
+        char buf[256], small[8];
+        static const char v2[] = "0::/system.slice/docker-" ID_A ".scope\n";
+        static const char hybrid[] = "12:memory:/docker/" ID_A "\n1:name=systemd:/x\n0::/init.scope\n";
+        static const char v1[] = "12:memory:/docker/" ID_A "\n";
+        assert_int_equal(proc_cgroup_parse(v2, strlen(v2), buf, sizeof buf), 0);
+        assert_string_equal(buf, "/system.slice/docker-" ID_A ".scope");
+        assert_int_equal(proc_cgroup_parse(hybrid, strlen(hybrid), buf, sizeof buf), 0);
+        assert_string_equal(buf, "/init.scope");
+        assert_int_equal(proc_cgroup_parse("0::/\n", 5, buf, sizeof buf), 0);
+        assert_string_equal(buf, "/");
+        assert_int_equal(proc_cgroup_parse("0::/a", 5, buf, sizeof buf), 0); /* no final newline */
+        assert_string_equal(buf, "/a");
+        assert_int_equal(proc_cgroup_parse(v1, strlen(v1), buf, sizeof buf), -ENOENT);
+        assert_int_equal(proc_cgroup_parse("", 0, buf, sizeof buf), -ENOENT);
+        assert_int_equal(proc_cgroup_parse("garbage\n", 8, buf, sizeof buf), -EINVAL);
+        assert_int_equal(proc_cgroup_parse("0::relative\n", 12, buf, sizeof buf), -EINVAL);
+        assert_int_equal(proc_cgroup_parse("0::\n", 4, buf, sizeof buf), -EINVAL);
+        assert_int_equal(proc_cgroup_parse(v2, strlen(v2), small, sizeof small), -ENAMETOOLONG);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_fixture_tree),
@@ -264,6 +319,8 @@ int main(void) {
                 cmocka_unit_test(test_kubernetes_systemd),
                 cmocka_unit_test(test_kubernetes_cgroupfs),
                 cmocka_unit_test(test_names),
+                cmocka_unit_test(test_cgroups_path_resolve),
+                cmocka_unit_test(test_proc_cgroup),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
