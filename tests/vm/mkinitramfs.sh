@@ -1,24 +1,27 @@
 #!/bin/bash
 # Builds the test initramfs (an uncompressed newc cpio) for tests/vm.
 #
-#   tests/vm/mkinitramfs.sh [--build-dir DIR] --out FILE
+#   tests/vm/mkinitramfs.sh [--build-dir DIR] [--with-runc] --out FILE
 #
 # Contents: busybox-static with its applet links, the kernel modules the guest needs
 # (decompressed, dependencies resolved from each module's .modinfo since Debian's packages ship
 # no modules.dep), the project's binaries found in the meson build dir DIR (daemon/programs/mglrud,
 # daemon/programs/mglructl, tests/workloads/*) with the shared libraries ldd lists for them (ASan
 # builds work too: libasan/libubsan are copied like any other library), /init
-# (guest-init.sh), guest-lib.sh, scenarios/*.sh and the demo config.
+# (guest-init.sh), guest-lib.sh, scenarios/*.sh and the demo config. --with-runc adds Debian's
+# runc (tests/vm/fetch-runc.sh) and its libraries, for the container scenarios.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 BUILD_DIR=""
 OUT=""
+WITH_RUNC=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build-dir) BUILD_DIR="$2"; shift 2 ;;
+	--with-runc) WITH_RUNC=1; shift ;;
 	--out) OUT="$2"; shift 2 ;;
-	-h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,14p' "$0"; exit 0 ;;
 	*) echo "mkinitramfs: unknown argument: $1" >&2; exit 2 ;;
 	esac
 done
@@ -105,7 +108,8 @@ copy_with_libs() { # src dst-dir
 BINS=()
 if [ -n "$BUILD_DIR" ]; then
 	[ -d "$BUILD_DIR" ] || die "build dir $BUILD_DIR does not exist"
-	for b in daemon/programs/mglrud daemon/programs/mglructl tests/workloads/anon-tiers tests/workloads/file-hot-stream \
+	for b in daemon/programs/mglrud daemon/programs/mglructl daemon/programs/mglrud-oci-hook \
+		 tests/workloads/anon-tiers tests/workloads/file-hot-stream \
 		 tests/workloads/mixed tests/workloads/kwrite; do
 		if [ -x "$BUILD_DIR/$b" ] && [ -f "$BUILD_DIR/$b" ]; then
 			copy_with_libs "$BUILD_DIR/$b" /usr/bin
@@ -123,6 +127,11 @@ fi
 if [ -x /usr/bin/setpriv ]; then
 	mkdir -p "$STAGE/usr/local/bin"
 	copy_with_libs /usr/bin/setpriv /usr/local/bin
+fi
+if [ "$WITH_RUNC" = 1 ]; then
+	RUNC="$("$HERE/fetch-runc.sh")" || die "fetch-runc.sh failed"
+	copy_with_libs "$RUNC" /usr/sbin
+	BINS+=(runc)
 fi
 printf '%s\n' "${BINS[@]}" > "$STAGE/mglrud/binaries"
 
