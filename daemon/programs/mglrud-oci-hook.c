@@ -209,9 +209,17 @@ static void check_against_config(struct cgroup_annotation *a, struct cgroup_xatt
         /* The daemon checks the name again at discovery (its configuration may change). With
          * a configuration that does not load, the name is recorded unchecked. */
         int r = config_load(arg_config, dir, &c);
+        bool any_policy = false;
+        for (size_t i = 0; r >= 0 && i < c.n_sections; i++)
+                any_policy = any_policy || c.sections[i].match == SECTION_MATCH_POLICY;
         if (r < 0)
                 log_warning("%s: cannot load %s (%s), recording policy %s unchecked.", rc->id,
                             arg_config, strerror(-r), a->policy_name);
+        else if (!any_policy)
+                /* Not the daemon's configuration (the daemon runs elsewhere, e.g. from a
+                 * Kubernetes ConfigMap): the daemon checks the name at discovery. */
+                log_notice("%s: %s has no [Policy:] section, recording policy %s unchecked.",
+                           rc->id, arg_config, a->policy_name);
         else if (!config_find_policy(&c, a->policy_name)) {
                 char reason[128];
                 snprintf(reason, sizeof reason, "no [Policy:%s] section in %s or %s", a->policy_name,

@@ -74,6 +74,16 @@ run_hook < "$tmp/state.json" || fail "unknown policy: exit $?"
 grep -q "refusing annotation io.mglrud.policy=nosuch: no \[Policy:nosuch\] section in $tmp/mglrud.conf" "$tmp/err" ||
         fail "unknown policy: log"
 
+#    ... unless the configuration has no [Policy:] section at all (the daemon's is elsewhere,
+#    e.g. a Kubernetes ConfigMap): recorded unchecked, the daemon checks it.
+clear_xattrs
+printf '[Defaults]\nMaxStep=32M\n' > "$tmp/other.conf"
+"$hook" --config "$tmp/other.conf" --cgroup-root "$tmp/cgroup" --proc-root "$tmp/proc" \
+        --log-target stderr < "$tmp/state.json" 2>"$tmp/err" || fail "no policies: exit $?"
+[[ $(xattrs) == "policy=nosuch MinColdAge=5s" || $(xattrs) == "MinColdAge=5s policy=nosuch" ]] ||
+        fail "no policies: recorded '$(xattrs)'"
+grep -q "has no \[Policy:\] section, recording policy nosuch unchecked" "$tmp/err" || fail "no policies: log"
+
 # 4. Conflicting cold ages: both refused.
 clear_xattrs
 state runc-1.1.5.json 'd["annotations"].update({"io.mglrud.MinColdAge": "10min", "io.mglrud.MaxColdAge": "1min"})'
