@@ -119,7 +119,8 @@ int policy_section_parse_name(struct policy_section *s, const char *name,
                         return -EINVAL;
                 }
                 match = SECTION_MATCH_POD;
-                if (asprintf(&canonical, "Pod:%s", selector < 0 ? "*" : qos_class_to_string(selector)) < 0)
+                if (asprintf(&canonical, "Pod:%s",
+                             selector < 0 ? "*" : qos_class_to_string(selector)) < 0)
                         canonical = NULL;
                 else
                         for (char *p = canonical + 4; *p; p++)
@@ -248,9 +249,10 @@ const struct policy_section *config_policy_for(const struct config *c, const str
                                             *wmax = winner[POLICY_KEY_MAX_COLD_AGE];
                 bool amin = annotated & (1u << POLICY_KEY_MIN_COLD_AGE),
                      amax = annotated & (1u << POLICY_KEY_MAX_COLD_AGE);
-                bool max_wins = amin || amax ? amax && !amin
-                                             : wmax && (!wmin ||
-                                                        policy_section_specificity_cmp(wmax, wmin) > 0);
+                bool max_wins = amin || amax
+                                        ? amax && !amin
+                                        : wmax && (!wmin || policy_section_specificity_cmp(
+                                                                    wmax, wmin) > 0);
                 if (max_wins)
                         p.min_cold_age_usec = p.max_cold_age_usec;
                 else
@@ -314,8 +316,10 @@ int config_annotation_from_xattrs(const struct cgroup_xattrs *x, struct cgroup_a
                 a.set_mask &= ~both;
                 n_refused += 2;
                 if (refused) {
-                        refused("MinColdAge", cgroup_xattrs_get(x, "MinColdAge") ?: "", "greater than MaxColdAge", userdata);
-                        refused("MaxColdAge", cgroup_xattrs_get(x, "MaxColdAge") ?: "", "less than MinColdAge", userdata);
+                        refused("MinColdAge", cgroup_xattrs_get(x, "MinColdAge") ?: "",
+                                "greater than MaxColdAge", userdata);
+                        refused("MaxColdAge", cgroup_xattrs_get(x, "MaxColdAge") ?: "",
+                                "less than MinColdAge", userdata);
                 }
         }
         *ret = a;

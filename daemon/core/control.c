@@ -202,7 +202,8 @@ static void report_advice(const struct report_sink *report, const struct cgroup 
         bool would_act = d->n_reclaims > 0 ||
                          (d->reason == DECISION_EVICT_COLD || d->reason == DECISION_EVICT_STREAM);
         if (report && report->advice)
-                report->advice(report->userdata, cg->path, cg->section ? cg->section->name : "Defaults",
+                report->advice(report->userdata, cg->path,
+                               cg->section ? cg->section->name : "Defaults",
                                d, would_act);
 }
 

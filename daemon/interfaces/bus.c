@@ -118,8 +118,8 @@ static int append_snapshot(sd_bus_message *reply, const struct control_snapshot 
                 { "AnnotatedPolicy", s->annotated_policy },
         };
         for (size_t i = 0; i < ELEMENTSOF(ident); i++)
-                if (ident[i].value &&
-                    (r = sd_bus_message_append(reply, "{sv}", ident[i].key, "s", ident[i].value)) < 0)
+                if (ident[i].value && (r = sd_bus_message_append(reply, "{sv}", ident[i].key, "s",
+                                                                 ident[i].value)) < 0)
                         return r;
         if (s->n_annotations > 0) {
                 char an[sizeof s->annotations] = "";

@@ -37,7 +37,8 @@ int dump_format(FILE *f, const struct daemon_stats *d, const struct control_snap
                                 container_short_id(s->container_id, sid, sizeof sid));
                 }
                 if (s->pod_uid)
-                        fprintf(f, "        Pod: %s (%s)\n", s->pod_uid, s->qos_class ?: "QoS unknown");
+                        fprintf(f, "        Pod: %s (%s)\n", s->pod_uid,
+                                s->qos_class ?: "QoS unknown");
                 fprintf(f, "        Section: [%s]\n", s->section);
                 fprintf(f, "        Mode: %s\n", s->mode);
                 for (size_t k = 0; k < s->n_annotations; k++)

@@ -118,7 +118,8 @@ uint64_t ctl_field_u64(const struct field *f, size_t n, const char *key) {
 
 
 const char *ctl_container_label(const struct field *f, size_t n, char *buf, size_t size) {
-        const struct field *rt = ctl_field_get(f, n, "Runtime"), *id = ctl_field_get(f, n, "ContainerId"),
+        const struct field *rt = ctl_field_get(f, n, "Runtime"),
+                           *id = ctl_field_get(f, n, "ContainerId"),
                            *pod = ctl_field_get(f, n, "PodUid");
         if (id && id->type == 's')
                 snprintf(buf, size, "%s %.12s", rt && rt->type == 's' ? rt->s : "?", id->s);

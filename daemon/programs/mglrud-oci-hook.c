@@ -155,7 +155,8 @@ static unsigned collect_annotations(struct json_object *annotations, struct refu
                         refused(name, value, "too many annotations", rc);
                         continue;
                 }
-                if (strlen(name) > CGROUP_XATTR_NAME_MAX || strlen(value) > CGROUP_XATTR_VALUE_MAX) {
+                if (strlen(name) > CGROUP_XATTR_NAME_MAX ||
+                    strlen(value) > CGROUP_XATTR_VALUE_MAX) {
                         refused(name, value, "too long", rc);
                         continue;
                 }
@@ -174,7 +175,8 @@ static unsigned collect_annotations(struct json_object *annotations, struct refu
 static void xattrs_drop(struct cgroup_xattrs *x, const char *name) {
         for (size_t i = 0; i < x->n; i++)
                 if (strcmp(x->items[i].name, name) == 0) {
-                        memmove(&x->items[i], &x->items[i + 1], (x->n - i - 1) * sizeof x->items[0]);
+                        memmove(&x->items[i], &x->items[i + 1],
+                                (x->n - i - 1) * sizeof x->items[0]);
                         x->n--;
                         return;
                 }
@@ -187,8 +189,10 @@ static void check_against_config(struct cgroup_annotation *a, struct cgroup_xatt
         const uint32_t both = (1u << POLICY_KEY_MIN_COLD_AGE) | (1u << POLICY_KEY_MAX_COLD_AGE);
         if ((a->set_mask & both) == both &&
             a->overrides.min_cold_age_usec > a->overrides.max_cold_age_usec) {
-                refused("MinColdAge", cgroup_xattrs_get(x, "MinColdAge"), "greater than MaxColdAge", rc);
-                refused("MaxColdAge", cgroup_xattrs_get(x, "MaxColdAge"), "less than MinColdAge", rc);
+                refused("MinColdAge", cgroup_xattrs_get(x, "MinColdAge"), "greater than MaxColdAge",
+                        rc);
+                refused("MaxColdAge", cgroup_xattrs_get(x, "MaxColdAge"), "less than MinColdAge",
+                        rc);
                 xattrs_drop(x, "MinColdAge");
                 xattrs_drop(x, "MaxColdAge");
                 a->set_mask &= ~both;
@@ -222,8 +226,8 @@ static void check_against_config(struct cgroup_annotation *a, struct cgroup_xatt
                            rc->id, arg_config, a->policy_name);
         else if (!config_find_policy(&c, a->policy_name)) {
                 char reason[128];
-                snprintf(reason, sizeof reason, "no [Policy:%s] section in %s or %s", a->policy_name,
-                         arg_config, dir ?: "(no drop-ins)");
+                snprintf(reason, sizeof reason, "no [Policy:%s] section in %s or %s",
+                         a->policy_name, arg_config, dir ?: "(no drop-ins)");
                 rc->n++;
                 log_warning("%s: refusing annotation %spolicy=%s: %s", rc->id, ANNOTATION_PREFIX,
                             a->policy_name, reason);
@@ -239,8 +243,8 @@ static int find_cgroup(struct json_object *state, const char *id, char *buf, siz
         struct json_object *pidv;
         int r = -ENOENT;
 
-        if (json_object_object_get_ex(state, "pid", &pidv) && json_object_is_type(pidv, json_type_int) &&
-            json_object_get_int64(pidv) > 0) {
+        if (json_object_object_get_ex(state, "pid", &pidv) &&
+            json_object_is_type(pidv, json_type_int) && json_object_get_int64(pidv) > 0) {
                 char p[PATH_MAX];
                 _cleanup_(read_buf_free) struct read_buf b = {};
                 snprintf(p, sizeof p, "%s/%lld/cgroup", arg_proc_root,
@@ -248,7 +252,8 @@ static int find_cgroup(struct json_object *state, const char *id, char *buf, siz
                 r = read_full_file_at(AT_FDCWD, p, &b);
                 if (r >= 0 && (r = proc_cgroup_parse(b.data, b.len, buf, size)) >= 0)
                         return 0;
-                log_debug("%s: no cgroup v2 path in %s (%s), trying the bundle.", id, p, strerror(-r));
+                log_debug("%s: no cgroup v2 path in %s (%s), trying the bundle.", id, p,
+                          strerror(-r));
         }
 
         const char *bundle = json_string_of(state, "bundle");
@@ -406,7 +411,8 @@ static int parse_argv(int argc, char **argv) {
                 case ARG_PROC_ROOT: arg_proc_root = optarg; break;
                 case ARG_TIMEOUT:
                         if (parse_duration(optarg, &u) < 0 || u == 0 || u > 10 * USEC_PER_SEC)
-                                log_warning("Ignoring --timeout=%s (a duration up to 10s).", optarg);
+                                log_warning("Ignoring --timeout=%s (a duration up to 10s).",
+                                            optarg);
                         else
                                 arg_timeout_usec = u;
                         break;
