@@ -14,7 +14,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${MGLRUD_BUILD_DIR:-$here/build}
 packages=(meson ninja-build gcc pkg-config libsystemd-dev libcgroup-dev libinih-dev libcmocka-dev
           systemd qemu-system-x86 qemu-utils busybox-static e2fsprogs xz-utils cpio kmod
-          valgrind tmux strace groff-base util-linux clang bpftool libbpf-dev
+          valgrind tmux strace groff-base util-linux clang bpftool libbpf-dev libjson-c-dev
+          python3-yaml python3-kubernetes yamllint
           dpkg-dev debhelper fakeroot lintian debootstrap)
 
 die() { echo "bootstrap: $*" >&2; exit 1; }

@@ -112,7 +112,7 @@ void config_dump(const struct config *c, FILE *f) {
                 struct policy p = c->defaults;
 
                 policy_copy_keys(&p, &s->policy, s->set_mask);
-                fprintf(f, "\n# %s:%u\n[%s]\n", s->file ?: "?", s->line, s->glob);
+                fprintf(f, "\n# %s:%u\n[%s]\n", s->file ?: "?", s->line, s->name);
                 dump_policy(c, f, &p, s->set_mask, false);
         }
 }

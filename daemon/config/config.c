@@ -86,10 +86,10 @@ static size_t glob_hash(const char *s) {
         return (size_t) h;
 }
 
-/* Returns the slot of glob in the index: the one holding it, or the empty one it would go to. */
-static size_t *index_slot(const struct section_index *x, const struct config *c, const char *glob) {
-        for (size_t i = glob_hash(glob) & (x->cap - 1);; i = (i + 1) & (x->cap - 1))
-                if (!x->slots[i] || strcmp(c->sections[x->slots[i] - 1].glob, glob) == 0)
+/* Returns the slot of name in the index: the one holding it, or the empty one it would go to. */
+static size_t *index_slot(const struct section_index *x, const struct config *c, const char *name) {
+        for (size_t i = glob_hash(name) & (x->cap - 1);; i = (i + 1) & (x->cap - 1))
+                if (!x->slots[i] || strcmp(c->sections[x->slots[i] - 1].name, name) == 0)
                         return &x->slots[i];
 }
 
@@ -106,7 +106,7 @@ static int index_reserve(struct section_index *x, const struct config *c) {
         free(x->slots);
         *x = (struct section_index) { .slots = slots, .cap = cap };
         for (size_t i = 0; i < c->n_sections; i++)
-                *index_slot(x, c, c->sections[i].glob) = i + 1;
+                *index_slot(x, c, c->sections[i].name) = i + 1;
         return 0;
 }
 
@@ -114,12 +114,12 @@ static void index_done(struct section_index *x) {
         free(x->slots);
 }
 
-/* Returns the index of the section with glob, or -ENOENT; -ENOMEM. */
-static int find_section(struct parse_ctx *ctx, const char *glob) {
+/* Returns the index of the section named name, or -ENOENT; -ENOMEM. */
+static int find_section(struct parse_ctx *ctx, const char *name) {
         int r = index_reserve(ctx->index, ctx->c);
         if (r < 0)
                 return r;
-        size_t slot = *index_slot(ctx->index, ctx->c, glob);
+        size_t slot = *index_slot(ctx->index, ctx->c, name);
         return slot ? (int) (slot - 1) : -ENOENT;
 }
 
@@ -146,23 +146,30 @@ static int enter_section(struct parse_ctx *ctx, const char *name) {
                 ctx->kind = SECTION_DEFAULTS;
                 return 0;
         }
-        if (name[0] != '/') {
+        struct policy_section parsed = {};
+        const char *reason = NULL;
+        int r = policy_section_parse_name(&parsed, name, &reason);
+        if (r == -ENOENT) {
                 ctx->kind = SECTION_UNKNOWN;
                 ctx_warning(ctx, NULL, NULL, "unknown section, ignoring its keys");
                 return 0;
         }
-        if (cgroup_glob_validate(name) < 0) {
-                ctx_error(ctx, NULL, NULL,
-                          "invalid cgroup path glob (needs \"/a/b\" form: no empty, \".\" or "
-                          "\"..\" component, no trailing '/')");
+        if (r == -EINVAL) {
+                ctx_error(ctx, NULL, NULL, "%s", reason);
                 return -EINVAL;
         }
+        if (r < 0)
+                return r;
 
         file = strdup(ctx->filename);
-        if (!file)
+        if (!file) {
+                free(parsed.name);
                 return -ENOMEM;
-        int i = find_section(ctx, name);
+        }
+        /* "[Pod:BestEffort]" and "[Pod:besteffort]" are one section: compare canonical names. */
+        int i = find_section(ctx, parsed.name);
         if (i == -ENOMEM) {
+                free(parsed.name);
                 free(file);
                 return i;
         }
@@ -172,24 +179,19 @@ static int enter_section(struct parse_ctx *ctx, const char *name) {
                         size_t cap = MAX(c->sections_cap * 2, (size_t) 8);
                         struct policy_section *n = reallocarray(c->sections, cap, sizeof *n);
                         if (!n) {
+                                free(parsed.name);
                                 free(file);
                                 return -ENOMEM;
                         }
                         c->sections = n;
                         c->sections_cap = cap;
                 }
-                struct policy_section *n = c->sections;
-                struct policy_section *s = &n[c->n_sections];
-                *s = (struct policy_section) { .glob = strdup(name) };
-                if (!s->glob) {
-                        free(file);
-                        return -ENOMEM;
-                }
-                policy_init_defaults(&s->policy);
-                policy_section_compute_specificity(s);
+                c->sections[c->n_sections] = parsed;
+                policy_init_defaults(&c->sections[c->n_sections].policy);
                 i = (int) c->n_sections++;
-                *index_slot(ctx->index, c, s->glob) = (size_t) i + 1;
-        }
+                *index_slot(ctx->index, c, c->sections[i].name) = (size_t) i + 1;
+        } else
+                free(parsed.name);
         /* A section seen again in a later file merges into the first one (keeping its place
          * for the final specificity tie-break); only its location moves. */
         free(c->sections[i].file);
@@ -466,7 +468,7 @@ static int config_verify(const struct config *c, char **first_error) {
                 struct policy p = c->defaults;
                 policy_copy_keys(&p, &s->policy, s->set_mask);
                 uint32_t both = (1u << POLICY_KEY_MIN_COLD_AGE) | (1u << POLICY_KEY_MAX_COLD_AGE);
-                r = check_cold_ages(&p, s->file, s->line, s->glob,
+                r = check_cold_ages(&p, s->file, s->line, s->name,
                                     (s->set_mask & both) == both ? ""
                                     : (s->set_mask & both) ? " (the other one from [Defaults])"
                                                            : "",

@@ -75,10 +75,26 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
         *ret = (struct control_snapshot) {
                 .path = cg->name,
                 .id = cg->id,
-                .section = cg->section ? cg->section->glob : "-",
+                .section = cg->section ? cg->section->name : "Defaults",
                 .mode = policy_mode_to_string(cg->policy.mode),
                 .reason = "none",
         };
+        const struct container_identity *ci = &cg->container;
+        if (ci->kind != CONTAINER_KIND_NONE) {
+                ret->runtime = container_runtime_to_string(ci->runtime);
+                ret->container_id = ci->kind == CONTAINER_KIND_CONTAINER ? ci->id : NULL;
+                ret->pod_uid = ci->pod_uid[0] ? ci->pod_uid : NULL;
+                ret->qos_class = qos_class_to_string(ci->qos);
+        }
+        if (cg->annotation.policy_name[0])
+                ret->annotated_policy = cg->annotation.policy_name;
+        for (unsigned k = 0; k < _POLICY_KEY_MAX; k++)
+                if (cg->annotation.set_mask & (1u << k)) {
+                        char v[48];
+                        snprintf(ret->annotations[ret->n_annotations++], sizeof ret->annotations[0],
+                                 "%s=%s", policy_key_to_string(k),
+                                 policy_key_format(v, sizeof v, &cg->annotation.overrides, k));
+                }
         if (!s)
                 return 0;
         ret->paused = s->paused;
@@ -199,7 +215,8 @@ static void report_advice(const struct report_sink *report, const struct cgroup 
         bool would_act = d->n_reclaims > 0 ||
                          (d->reason == DECISION_EVICT_COLD || d->reason == DECISION_EVICT_STREAM);
         if (report && report->advice)
-                report->advice(report->userdata, cg->name, cg->section ? cg->section->glob : "-",
+                report->advice(report->userdata, cg->name,
+                               cg->section ? cg->section->name : "Defaults",
                                d, would_act);
 }
 
@@ -313,7 +330,7 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
                 .got_bytes = { [LRUGEN_ANON] = got_anon, [LRUGEN_FILE] = got_file },
                 .reason = decision_reason_to_string(d->reason),
                 .error = j->last_error,
-                .section = cg->section ? cg->section->glob : "-",
+                .section = cg->section ? cg->section->name : "Defaults",
                 .decision = d,
         };
         if (report && report->action)

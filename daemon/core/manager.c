@@ -15,8 +15,10 @@
 #include "manager-probe.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/stream-protection.h"
+#include "mglrud/kernel/cgroup-xattr.h"
 #include "mglrud/kernel/cgroupfs.h"
 #include "mglrud/shared/escape.h"
+#include "mglrud/kernel/container.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
@@ -25,8 +27,10 @@
 /* Rescan the tree at least this often, even when nothing told us it changed (inotify is the
  * fast path; this catches what it cannot see, e.g. a watch limit reached). */
 #define RESCAN_INTERVAL_USEC (60 * USEC_PER_SEC)
-#define CGROUP_WATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR | \
-                           IN_DONT_FOLLOW)
+/* IN_ATTRIB: a child directory's xattrs changed (mglrud-oci-hook recording an annotation
+ * right after the runtime created the cgroup). */
+#define CGROUP_WATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | \
+                           IN_ONLYDIR | IN_DONT_FOLLOW)
 
 void manager_init(struct manager *m, const struct manager_overrides *o, const char *config_file,
                   const char *dropin_dir) {
@@ -233,6 +237,8 @@ struct walk_entry {
         char *path;
         uint64_t id;
         const struct policy_section *section;
+        struct container_identity container;
+        struct cgroup_annotation annotation;
         struct policy policy;
         bool managed;
 };
@@ -277,7 +283,32 @@ static bool cgroup_tree_changed(struct manager *m) {
         return changed;
 }
 
-static int walk_collect(const char *rel_path, uint64_t id, void *userdata) {
+/* An annotation entry the daemon does not take: the hook checked it, but anyone who may write
+ * the cgroup's xattrs may have set it. At debug level: rescans read it again every minute. */
+static void annotation_refused(const char *key, const char *value, const char *reason,
+                               void *userdata) {
+        log_debug("%s: ignoring the xattr %s%s=%s: %s", (const char *) userdata,
+                  CGROUP_XATTR_PREFIX, key, value, reason);
+}
+
+/* Reads what the container runtime's hook recorded on the cgroup dirfd into *ret (nothing on
+ * any error: a vanished cgroup, a filesystem without user xattrs). */
+static void read_annotation(int dirfd, const char *rel_path, const struct config *c,
+                            struct cgroup_annotation *ret) {
+        struct cgroup_xattrs x;
+        if (cgroup_xattrs_read(dirfd, &x) < 0 || x.n == 0) {
+                *ret = (struct cgroup_annotation) {};
+                return;
+        }
+        (void) config_annotation_from_xattrs(&x, ret, annotation_refused, (void *) rel_path);
+        if (ret->policy_name[0] && !config_find_policy(c, ret->policy_name)) {
+                log_debug("%s: no [Policy:%s] section for its annotation, ignoring the name.",
+                          rel_path, ret->policy_name);
+                ret->policy_name[0] = '\0';
+        }
+}
+
+static int walk_collect(const char *rel_path, uint64_t id, int dirfd, void *userdata) {
         struct walk_ctx *w = userdata;
         if (w->n == w->cap) {
                 size_t cap = w->cap ? w->cap * 2 : 64;
@@ -292,9 +323,13 @@ static int walk_collect(const char *rel_path, uint64_t id, void *userdata) {
         e->path = strdup(rel_path);
         if (!e->path)
                 return -ENOMEM;
-        e->section = config_policy_for(&w->m->config, rel_path, &e->policy);
+        (void) container_identify(rel_path, &e->container);
+        read_annotation(dirfd, rel_path, &w->m->config, &e->annotation);
+        const struct cgroup_match match = { .path = rel_path, .container = &e->container,
+                                            .annotation = &e->annotation };
+        e->section = config_policy_for(&w->m->config, &match, &e->policy);
         watch_cgroup_dir(w->m, rel_path);
-        e->managed = e->section && e->policy.mode != POLICY_MODE_OFF;
+        e->managed = config_manages(e->section, &e->annotation, &e->policy);
         w->n++;
         return 0;
 }
@@ -395,6 +430,33 @@ static size_t manager_fit_descriptors(struct manager *m, size_t n) {
         return max;
 }
 
+/* Logs that e is newly managed (as cgroup name, its escaped path): with which section, as which
+ * container, with which annotated keys. */
+static void log_managing(const struct walk_entry *e, const char *name) {
+        char what[160] = "", keys[256] = "", sid[CONTAINER_SHORT_ID_LEN + 1];
+        const struct container_identity *ci = &e->container;
+
+        if (ci->kind == CONTAINER_KIND_CONTAINER)
+                snprintf(what, sizeof what, ", container %s %s%s%s",
+                         container_runtime_to_string(ci->runtime) ?: "(runtime unknown)",
+                         container_short_id(ci->id, sid, sizeof sid),
+                         ci->pod_uid[0] ? " of pod " : "", ci->pod_uid);
+        else if (ci->kind == CONTAINER_KIND_POD)
+                snprintf(what, sizeof what, ", pod %s (%s)", ci->pod_uid,
+                         qos_class_to_string(ci->qos) ?: "QoS unknown");
+        for (unsigned k = 0; k < _POLICY_KEY_MAX; k++)
+                if (e->annotation.set_mask & (1u << k)) {
+                        char v[48];
+                        size_t l = strlen(keys);
+                        snprintf(keys + l, sizeof keys - l, "%s%s=%s", l ? " " : ", annotated ",
+                                 policy_key_to_string(k),
+                                 policy_key_format(v, sizeof v, &e->annotation.overrides, k));
+                }
+        log_info("Managing %s (id %llu) with [%s]%s%s, mode %s.", name,
+                 (unsigned long long) e->id, e->section ? e->section->name : "Defaults", what,
+                 keys, policy_mode_to_string(e->policy.mode));
+}
+
 /* Walks the tree: new matching cgroups are opened, gone or no longer matching ones dropped,
  * kept ones get the current policy. Controller state survives across rescans by cgroup id. */
 static int manager_rescan(struct manager *m, uint64_t now_usec) {
@@ -442,9 +504,7 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                         }
                         m->cgroups = n;
                         m->cgroups[m->n_cgroups++] = cg;
-                        log_info("Managing %s (id %llu) with [%s], mode %s.", cg->name,
-                                 (unsigned long long) e->id, e->section->glob,
-                                 policy_mode_to_string(e->policy.mode));
+                        log_managing(e, cg->name);
                 } else if (strcmp(cg->path, e->path) != 0) {
                         /* renamed: ids are stable, paths are not */
                         if (cgroup_set_path(cg, e->path) < 0) {
@@ -453,6 +513,8 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                         }
                 }
                 cg->section = e->section;
+                cg->container = e->container;
+                cg->annotation = e->annotation;
                 cg->policy = e->policy;
                 control_cgroup_apply_overrides(cg);
                 cg->seen = true;

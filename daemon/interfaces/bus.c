@@ -152,6 +152,28 @@ static int append_snapshot(sd_bus_message *reply, const struct control_snapshot 
                          s->overrides[i]);
         if ((r = sd_bus_message_append(reply, "{sv}", "RuntimeOverrides", "s", ov)) < 0)
                 return r;
+        /* What the cgroup's path says about its container, each only when known. */
+        const struct {
+                const char *key, *value;
+        } ident[] = {
+                { "Runtime", s->runtime },
+                { "ContainerId", s->container_id },
+                { "PodUid", s->pod_uid },
+                { "QosClass", s->qos_class },
+                { "AnnotatedPolicy", s->annotated_policy },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(ident); i++)
+                if (ident[i].value && (r = sd_bus_message_append(reply, "{sv}", ident[i].key, "s",
+                                                                 ident[i].value)) < 0)
+                        return r;
+        if (s->n_annotations > 0) {
+                char an[sizeof s->annotations] = "";
+                for (size_t i = 0; i < s->n_annotations; i++)
+                        snprintf(an + strlen(an), sizeof an - strlen(an), "%s%s", i ? " " : "",
+                                 s->annotations[i]);
+                if ((r = sd_bus_message_append(reply, "{sv}", "Annotations", "s", an)) < 0)
+                        return r;
+        }
         if (s->has_estimates &&
             ((r = APPEND_T("ColdAnonBytes", s->cold_bytes[LRUGEN_ANON])) < 0 ||
              (r = APPEND_T("ColdFileBytes", s->cold_bytes[LRUGEN_FILE])) < 0 ||
@@ -314,7 +336,9 @@ static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error) 
         if (k < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "%s=%s: unknown policy key", key, value);
-        (void) config_policy_for(&b->m->config, cg->path, &base);
+        const struct cgroup_match match = { .path = cg->path, .container = &cg->container,
+                                            .annotation = &cg->annotation };
+        (void) config_policy_for(&b->m->config, &match, &base);
         r = control_cgroup_set_override(cg, &base, k, value, &reason);
         if (r == -EINVAL)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "%s=%s: %s", key,

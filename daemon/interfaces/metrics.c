@@ -37,10 +37,19 @@ static void put_header(FILE *f, const char *name, const char *type, const char *
         fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* Writes "name{cgroup="…"[,type="…"]} " (the value follows). */
-static void put_series(FILE *f, const char *name, const char *cgroup, const char *type) {
+/* Writes "name{cgroup="…"[,runtime="…"][,qos_class="…"][,type="…"]} " (the value follows).
+ * A container's runtime and a pod's QoS class are labels: they take a handful of values, so
+ * they add no series (one per cgroup already) and let a query sum by them. Container ids and
+ * pod uids are not: they are in the cgroup label already, and as labels of their own they
+ * would make every container start a new set of series names to join on. */
+static void put_series(FILE *f, const char *name, const struct control_snapshot *s,
+                       const char *type) {
         fprintf(f, "%s{cgroup=\"", name);
-        put_label(f, cgroup);
+        put_label(f, s->path);
+        if (s->runtime)
+                fprintf(f, "\",runtime=\"%s", s->runtime);
+        if (s->qos_class)
+                fprintf(f, "\",qos_class=\"%s", s->qos_class);
         if (type)
                 fprintf(f, "\",type=\"%s", type);
         fputs("\"} ", f);
@@ -57,7 +66,7 @@ static void put_typed(FILE *f, const char *name, const char *type, const char *h
                         continue;
                 const uint64_t *v = (const uint64_t *) ((const char *) &snaps[i] + offset);
                 for (int t = 0; t < _LRUGEN_NR_TYPES; t++) {
-                        put_series(f, name, snaps[i].path, type_names[t]);
+                        put_series(f, name, &snaps[i], type_names[t]);
                         fprintf(f, "%llu\n", (unsigned long long) v[t]);
                 }
         }
@@ -75,36 +84,36 @@ int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_s
         put_header(f, "mglrud_cold_age_threshold_seconds", "gauge",
                    "The adaptive cold age threshold T.");
         for (size_t i = 0; i < n; i++) {
-                put_series(f, "mglrud_cold_age_threshold_seconds", snaps[i].path, NULL);
+                put_series(f, "mglrud_cold_age_threshold_seconds", &snaps[i], NULL);
                 fprintf(f, "%.9g\n", (double) snaps[i].cold_age_usec / (double) USEC_PER_SEC);
         }
         put_header(f, "mglrud_pressure_some_ratio", "gauge",
                    "Share of the last cycle some task of the cgroup stalled on memory.");
         for (size_t i = 0; i < n; i++)
                 if (snaps[i].has_psi_some) {
-                        put_series(f, "mglrud_pressure_some_ratio", snaps[i].path, NULL);
+                        put_series(f, "mglrud_pressure_some_ratio", &snaps[i], NULL);
                         fprintf(f, "%.9g\n", snaps[i].psi_some);
                 }
         put_header(f, "mglrud_actions_total", "counter", "Cycles in which mglrud wrote.");
         for (size_t i = 0; i < n; i++) {
-                put_series(f, "mglrud_actions_total", snaps[i].path, NULL);
+                put_series(f, "mglrud_actions_total", &snaps[i], NULL);
                 fprintf(f, "%llu\n", (unsigned long long) snaps[i].actions);
         }
         put_header(f, "mglrud_errors_total", "counter", "Failed writes.");
         for (size_t i = 0; i < n; i++) {
-                put_series(f, "mglrud_errors_total", snaps[i].path, NULL);
+                put_series(f, "mglrud_errors_total", &snaps[i], NULL);
                 fprintf(f, "%llu\n", (unsigned long long) snaps[i].errors);
         }
         put_header(f, "mglrud_stream_files_total", "counter",
                    "One-shot stream files whose pages mglrud dropped (or would drop).");
         for (size_t i = 0; i < n; i++) {
-                put_series(f, "mglrud_stream_files_total", snaps[i].path, NULL);
+                put_series(f, "mglrud_stream_files_total", &snaps[i], NULL);
                 fprintf(f, "%llu\n", (unsigned long long) snaps[i].stream_files);
         }
         put_header(f, "mglrud_stream_dropped_bytes_total", "counter",
                    "Bytes of one-shot streams asked to drop (clean pages only are dropped).");
         for (size_t i = 0; i < n; i++) {
-                put_series(f, "mglrud_stream_dropped_bytes_total", snaps[i].path, NULL);
+                put_series(f, "mglrud_stream_dropped_bytes_total", &snaps[i], NULL);
                 fprintf(f, "%llu\n", (unsigned long long) snaps[i].stream_dropped_bytes);
         }
 

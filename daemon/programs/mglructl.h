@@ -43,6 +43,14 @@ const struct field *ctl_field_get(const struct field *f, size_t n, const char *k
 /* Returns the t value of the field called key, or 0. */
 uint64_t ctl_field_u64(const struct field *f, size_t n, const char *key);
 
+/* Writes what a GetCgroup reply says about the cgroup's container into buf, the way status
+ * and top show it: "docker 0123456789ab" (runtime and short id, like `docker ps`; "?" for an
+ * unknown runtime), "pod 4b6a1c3e" (a Kubernetes pod, its uid's first group), or "-".
+ * Returns buf. */
+const char *ctl_container_label(const struct field *f, size_t n, char *buf, size_t size);
+/* Returns the QosClass of a GetCgroup reply, or "-". */
+const char *ctl_qos_label(const struct field *f, size_t n);
+
 /* Shows the daemon's cgroups, refreshed every interval_usec, until 'q' or SIGINT/SIGTERM; with
  * once, prints one frame without escape sequences and returns. Returns 0 or an exit code. */
 int ctl_top_run(sd_bus *bus, uint64_t interval_usec, bool once);

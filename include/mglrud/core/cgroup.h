@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cgroup.h: one managed cgroup: its identity (cgroup id = directory inode), its open memory
- * files, the policy the configuration gives it, and the controller state (control.c). */
+/* cgroup.h: one managed cgroup: its identity (cgroup id = directory inode, and the container
+ * or pod its path names), its open memory files, the policy the configuration and the
+ * container's annotation give it, and the controller state (control.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -8,6 +9,7 @@
 
 #include "mglrud/config/config.h"
 #include "mglrud/kernel/cgroup-files.h"
+#include "mglrud/kernel/container.h"
 
 struct cgroup {
         uint64_t id;                    /* cgroup id (directory inode on cgroup2) */
@@ -15,7 +17,10 @@ struct cgroup {
         char *name;                     /* path for people and protocols (escape_path()): what
                                          * logs, the bus, metrics and dumps show */
         struct cgroup_files files;
-        const struct policy_section *section; /* most specific matching section */
+        const struct policy_section *section; /* most specific matching section, NULL when
+                                               * only the annotation's keys manage it */
+        struct container_identity container; /* what its path says (kind NONE: no container) */
+        struct cgroup_annotation annotation; /* recorded by mglrud-oci-hook (user.mglrud.*) */
         struct policy policy;           /* effective policy */
         uint64_t *covered_ids;          /* unmanaged descendants this cgroup's lru_gen work covers */
         size_t n_covered;

@@ -18,7 +18,15 @@
 struct control_snapshot {
         const char *path;
         uint64_t id;
-        const char *section;       /* the matching section's glob, "-" if none */
+        const char *section;       /* the most specific matching section's name, "Defaults"
+                                    * when only annotated keys manage it */
+        const char *runtime;       /* container runtime ("docker"), NULL when unknown */
+        const char *container_id;  /* full container id, NULL when not a container */
+        const char *pod_uid;       /* Kubernetes pod uid with dashes, NULL when unknown */
+        const char *qos_class;     /* "BestEffort", ..., NULL when unknown */
+        const char *annotated_policy; /* the [Policy:NAME] its annotation chose, NULL if none */
+        char annotations[_POLICY_KEY_MAX][64]; /* annotated keys, "MinColdAge=5min" */
+        size_t n_annotations;
         const char *mode;          /* configured Mode= */
         uint64_t cold_age_usec;    /* T */
         const char *reason;        /* last decision's reason, "paused", or "none" before any */

@@ -4,7 +4,9 @@
  *
  * Methods (all on BUS_INTERFACE at BUS_OBJECT_PATH):
  *   ListCgroups() -> a(stss)            path, id, mode, last reason
- *   GetCgroup(s path) -> a{sv}          one cgroup's state (see bus.c: append_snapshot)
+ *   GetCgroup(s path) -> a{sv}          one cgroup's state (see bus.c: append_snapshot); for
+ *                                       containers also Runtime, ContainerId, PodUid, QosClass,
+ *                                       AnnotatedPolicy and Annotations, each only when known
  *   GetStatus() -> a{sv}                the daemon's state
  *   Dump() -> s, Metrics() -> s         the dump and the Prometheus text
  *   Advise() -> a(ss)                   path, advice line, computed now

@@ -65,7 +65,7 @@ static void test_glob_precedence(void **state) {
 
         /* 0, 1, 3, 4, 5 match (section 2 does not: one component): Floor from 0, MaxStep from 1,
          * Swappiness from 5, Mode from [Defaults] */
-        s = config_policy_for(&c, "/a.slice/b.service", &p);
+        s = policy_for_path(&c, "/a.slice/b.service", &p);
         assert_ptr_equal(s, &c.sections[0]);
         assert_int_equal(p.floor_bytes, 1 * MiB);
         assert_int_equal(p.max_step_bytes, 8 * MiB);
@@ -73,24 +73,24 @@ static void test_glob_precedence(void **state) {
         assert_int_equal(p.mode, POLICY_MODE_ACTIVE);
 
         /* 1, 2, 3 match: 3 has more literals than 1 */
-        s = config_policy_for(&c, "/a.slice/bx.scope", &p);
+        s = policy_for_path(&c, "/a.slice/bx.scope", &p);
         assert_ptr_equal(s, &c.sections[3]);
         assert_int_equal(p.swappiness, 30);
         assert_int_equal(p.floor_bytes, 2 * MiB);
 
         /* '*' does not cross '/': only 6 matches the grandchild */
-        s = config_policy_for(&c, "/a.slice/b.service/x", &p);
+        s = policy_for_path(&c, "/a.slice/b.service/x", &p);
         assert_ptr_equal(s, &c.sections[6]);
         assert_int_equal(p.mode, POLICY_MODE_OFF);
         assert_int_equal(p.floor_bytes, 0);
-        assert_null(config_policy_for(&c, "/a.slice/c.scope/x", &p));
+        assert_null(policy_for_path(&c, "/a.slice/c.scope/x", &p));
         assert_policy_equal(&p, &c.defaults);
 
         /* the root matches only "[/]", not section 2 (whose '*' would match the empty name) */
-        s = config_policy_for(&c, "/", &p);
+        s = policy_for_path(&c, "/", &p);
         assert_ptr_equal(s, &c.sections[7]);
         assert_int_equal(p.mode, POLICY_MODE_PRESSURE);
-        s = config_policy_for(&c, "/user.slice", &p);
+        s = policy_for_path(&c, "/user.slice", &p);
         assert_ptr_equal(s, &c.sections[2]);
         config_done(&c);
 }
@@ -108,10 +108,10 @@ static void test_long_and_bracket_globs(void **state) {
         config_init(&c);
         assert_int_equal(config_load_string(text, "l.conf", &c), 0);
         assert_int_equal(cap.n, 0);
-        assert_non_null(config_policy_for(
+        assert_non_null(policy_for_path(
                 &c, "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod12_34.slice", &p));
         assert_int_equal(p.floor_bytes, 7 * MiB);
-        assert_non_null(config_policy_for(&c, "/system.slice/docker-0af.scope", &p));
+        assert_non_null(policy_for_path(&c, "/system.slice/docker-0af.scope", &p));
         assert_int_equal(p.floor_bytes, 9 * MiB);
         assert_int_equal(c.sections[1].n_wildcards, 2);
         config_done(&c);
@@ -127,10 +127,10 @@ static void test_combined_cold_ages(void **state) {
 
         config_init(&c);
         assert_int_equal(config_load_string(text, "c.conf", &c), 0);
-        assert_non_null(config_policy_for(&c, "/a/b", &p));
+        assert_non_null(policy_for_path(&c, "/a/b", &p));
         assert_int_equal(p.min_cold_age_usec, 5 * USEC_PER_MIN);
         assert_int_equal(p.max_cold_age_usec, 5 * USEC_PER_MIN);
-        assert_non_null(config_policy_for(&c, "/c/d", &p));
+        assert_non_null(policy_for_path(&c, "/c/d", &p));
         assert_int_equal(p.min_cold_age_usec, 10 * USEC_PER_MIN);
         assert_int_equal(p.max_cold_age_usec, 10 * USEC_PER_MIN);
         config_done(&c);
@@ -187,10 +187,10 @@ static void test_dropins(void **state) {
 
         /* [/x.slice] merged across files: Mode from main, MaxStep from 10-a */
         assert_int_equal(c.n_sections, 2);
-        assert_string_equal(c.sections[0].glob, "/x.slice");
+        assert_string_equal(c.sections[0].name, "/x.slice");
         assert_int_equal(c.sections[0].line, 3);
         assert_true(strstr(c.sections[0].file, "10-a.conf") != NULL);
-        assert_non_null(config_policy_for(&c, "/x.slice", &p));
+        assert_non_null(policy_for_path(&c, "/x.slice", &p));
         assert_int_equal(p.mode, POLICY_MODE_OFF);
         assert_int_equal(p.max_step_bytes, 2 * MiB);
         assert_int_equal(p.max_cold_age_usec, 60 * USEC_PER_MIN);
