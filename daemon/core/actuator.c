@@ -268,8 +268,9 @@ void actuator_run_job(struct actuator_job *j, const bool *cancel) {
         for (size_t i = 0; i < d->n_reclaims && !j->advise_ageing && !j->cancelled; i++) {
                 int r = run_reclaim(j, &d->reclaims[i], cancel);
                 j->asked_bytes += d->reclaims[i].bytes;
-                if (r == -EAGAIN)
-                        continue; /* the kernel reclaimed less than asked: measured later */
+                if (r == -EAGAIN || r == -EINTR)
+                        continue; /* the kernel reclaimed less than asked, or was interrupted:
+                                   * what it did is measured later; the next cycle asks again */
                 if (r == -ENOENT) {
                         j->vanished = true;
                         break;

@@ -45,6 +45,9 @@ void manager_read_swaps(struct manager *m) {
 void manager_open_lrugen(struct manager *m) {
         closep_reset(&m->lrugen_read_fd);
         closep_reset(&m->lrugen_write_fd);
+        closep_reset(&m->lrugen_enabled_fd);
+        /* /sys/kernel/debug/../mm/lru_gen/enabled is /sys/kernel/mm/lru_gen/enabled. */
+        m->lrugen_enabled_fd = open_at_root(m->debugfs_root, "../mm/lru_gen/enabled", O_RDONLY);
         m->caps.lrugen_read = m->caps.kernel.lrugen_write = m->caps.lrugen_full = false;
 
         int fd = open_at_root(m->debugfs_root, "lru_gen_full", O_RDONLY);
@@ -77,9 +80,34 @@ void manager_open_lrugen(struct manager *m) {
                            m->debugfs_root);
 }
 
+/* Returns whether MGLRU is on (/sys/kernel/mm/lru_gen/enabled & 1), read each cycle: an
+ * administrator can switch it off at run time, and then the generations empty into the classic
+ * LRU and lru_gen commands find nothing. Unknown (no such file): on. */
+static bool lrugen_enabled(struct manager *m) {
+        char buf[32];
+        if (m->lrugen_enabled_fd < 0)
+                return true;
+        ssize_t n = pread(m->lrugen_enabled_fd, buf, sizeof buf - 1, 0);
+        if (n <= 0)
+                return true;
+        buf[n] = '\0';
+        return strtoul(buf, NULL, 0) & 1;
+}
+
 void manager_read_lrugen(struct manager *m) {
         m->lrugen_valid = false;
         if (m->lrugen_read_fd < 0)
+                return;
+        bool enabled = lrugen_enabled(m);
+        if (enabled != !m->lrugen_off) {
+                m->lrugen_off = !enabled;
+                if (m->lrugen_off)
+                        log_notice("MGLRU was switched off (%s/../mm/lru_gen/enabled): using the "
+                                   "memory.reclaim fallback until it is on again.", m->debugfs_root);
+                else
+                        log_notice("MGLRU is on again: back to the lru_gen histogram.");
+        }
+        if (m->lrugen_off)
                 return;
         int r = lrugen_read(m->lrugen_read_fd, &m->lrugen_buf, &m->lrugen);
         struct file_trouble *t = &m->lrugen_trouble;

@@ -37,6 +37,7 @@ void manager_init(struct manager *m, const struct manager_overrides *o, const ch
         *m = (struct manager) {
                 .overrides = *o,
                 .lrugen_read_fd = -1,
+                .lrugen_enabled_fd = -1,
                 .lrugen_write_fd = -1,
                 .host_psi_fd = -1,
                 .meminfo_fd = -1,
@@ -66,6 +67,7 @@ void manager_done(struct manager *m) {
         free(m->cgroups);
         streams_free(m->streams);
         closep_reset(&m->lrugen_read_fd);
+        closep_reset(&m->lrugen_enabled_fd);
         closep_reset(&m->lrugen_write_fd);
         closep_reset(&m->host_psi_fd);
         closep_reset(&m->meminfo_fd);
@@ -79,7 +81,8 @@ void manager_done(struct manager *m) {
         free(m->cgroup_root);
         free(m->debugfs_root);
         free(m->proc_root);
-        *m = (struct manager) { .lrugen_read_fd = -1, .lrugen_write_fd = -1, .host_psi_fd = -1,
+        *m = (struct manager) { .lrugen_read_fd = -1, .lrugen_write_fd = -1,
+                                .lrugen_enabled_fd = -1, .host_psi_fd = -1,
                                 .meminfo_fd = -1, .swaps_fd = -1 };
 }
 

@@ -66,6 +66,8 @@ struct manager {
         bool fd_short;              /* the descriptor limit does not fit every cgroup */
 
         int lrugen_read_fd, lrugen_write_fd;
+        int lrugen_enabled_fd;      /* /sys/kernel/mm/lru_gen/enabled, read each cycle */
+        bool lrugen_off;            /* MGLRU switched off at run time: the fallback runs */
         struct read_buf lrugen_buf;
         struct lrugen lrugen;
         bool lrugen_valid;          /* this cycle's parse succeeded */

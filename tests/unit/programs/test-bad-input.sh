@@ -38,4 +38,14 @@ sed -i '2s/total=0/total=zero/' "$tree/proc/pressure/memory"
 run || fail "mglrud --once exited $?"
 grep -q "proc/pressure/memory, line 2: Invalid argument; the host pressure guard only watches MemAvailable" "$tree/err" ||
         fail "pressure/memory line 2 not named"
+# MGLRU switched off at run time (/sys/kernel/mm/lru_gen/enabled, next to debugfs): the fallback.
+mkdir -p "$tree/mm/lru_gen"
+echo 0x0000 > "$tree/mm/lru_gen/enabled"
+run || fail "mglrud --once exited $?"
+grep -q "MGLRU was switched off" "$tree/err" || fail "MGLRU off not noticed"
+grep -q '^/work load.slice/a b .*no lru_gen histogram' "$tree/out" || fail "no fallback with MGLRU off"
+echo 0x0007 > "$tree/mm/lru_gen/enabled"
+run || fail "mglrud --once exited $?"
+grep -q '^/work load.slice/a b .*cold anon 122M' "$tree/out" || fail "MGLRU on: no histogram"
+
 echo "bad input: lru_gen_full line $bad, memory.stat line 3, pressure/memory line 2 named; the others decided"
