@@ -10,10 +10,8 @@
 #  - loading sections is linear: 40,000 take about 4 times as long as 10,000, not 16.
 set -euo pipefail
 mglrud=$1 ctl=$2 src=$3
-tree=$(mktemp -d)
-cp -r "$src/." "$tree/"
 . "$(dirname "$0")/lib-mglrud.sh"
-trap 'cleanup; rm -rf "$tree"' EXIT
+copy_tree "$src"
 conf=$tree/mglrud.conf
 
 rc=0; "$mglrud" --check-config --config "$tree/typo.conf" >"$tmp/out" 2>&1 || rc=$?

@@ -7,10 +7,8 @@
 #    SIGTERM still ends the daemon within the stop timeout.
 set -euo pipefail
 mglrud=$1 ctl=$2 src=$3
-tree=$(mktemp -d)
-cp -r "$src/." "$tree/"
 . "$(dirname "$0")/lib-mglrud.sh"
-trap 'cleanup; rm -rf "$tree"' EXIT
+copy_tree "$src"
 
 # --- metrics file and symlinks ---------------------------------------------------------------
 echo secret > "$tmp/victim"

@@ -4,8 +4,8 @@
 # "\x1b") and never print a raw control character; pause takes the escaped name.
 set -euo pipefail
 mglrud=$1 ctl=$2 src=$3
-tree=$(mktemp -d)
-cp -r "$src/." "$tree/"
+. "$(dirname "$0")/lib-mglrud.sh"
+copy_tree "$src"
 bad=$'\xff\xfe not utf-8' esc=$'esc\x1b[31mred'
 for n in "$bad" "$esc"; do
         mkdir "$tree/cgroup/work load.slice/$n"
@@ -19,8 +19,6 @@ MaxColdAge=10s
 [/work load.slice/*]
 Mode=advise
 EOC
-. "$(dirname "$0")/lib-mglrud.sh"
-trap 'cleanup; rm -rf "$tree"' EXIT
 start_daemon
 wait_estimates
 
