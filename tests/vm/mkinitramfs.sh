@@ -113,7 +113,7 @@ if [ -n "$BUILD_DIR" ]; then
 	[ -d "$BUILD_DIR" ] || die "build dir $BUILD_DIR does not exist"
 	for b in daemon/programs/mglrud daemon/programs/mglructl daemon/programs/mglrud-oci-hook \
 		 tests/workloads/anon-tiers tests/workloads/file-hot-stream \
-		 tests/workloads/mixed tests/workloads/kwrite; do
+		 tests/workloads/mixed tests/workloads/kwrite tests/workloads/zipf-read; do
 		if [ -x "$BUILD_DIR/$b" ] && [ -f "$BUILD_DIR/$b" ]; then
 			copy_with_libs "$BUILD_DIR/$b" /usr/bin
 			BINS+=("$(basename "$b")")
