@@ -392,19 +392,26 @@ static int config_verify(const struct config *c) {
         return 0;
 }
 
-int config_load_string(const char *text, const char *filename, struct config *c) {
+int config_load_buffers(const struct config_buffer *files, size_t n, struct config *ret) {
         _cleanup_(config_done) struct config tmp;
         int r;
 
         config_init(&tmp);
-        r = parse_text(&tmp, text, strlen(text), filename);
-        if (r < 0)
-                return r;
+        for (size_t i = 0; i < n; i++) {
+                r = parse_text(&tmp, files[i].text, files[i].len, files[i].filename);
+                if (r < 0)
+                        return r;
+        }
         r = config_verify(&tmp);
         if (r < 0)
                 return r;
-        config_move(c, &tmp);
+        config_move(ret, &tmp);
         return 0;
+}
+
+int config_load_string(const char *text, const char *filename, struct config *c) {
+        const struct config_buffer file = { .filename = filename, .text = text, .len = strlen(text) };
+        return config_load_buffers(&file, 1, c);
 }
 
 /* ---- files ---- */
