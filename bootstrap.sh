@@ -104,7 +104,7 @@ run_tests() {
         local frc=0
         run_libfuzzer >"$flog" 2>&1 || frc=1
         # One line per target with its executions and coverage, and meson's verdicts.
-        grep -E '^libfuzzer-|^ *[0-9]+/[0-9]+ ' "$flog" || tail -n 40 "$flog"
+        grep -E '^libfuzzer-|^ *[0-9]+/[0-9]+ .* (OK|FAIL|TIMEOUT|ERROR) ' "$flog" || tail -n 40 "$flog"
 
         # meson prints "Ok: N", "Fail: N", ... per run; CI reads one plain line with the totals.
         local a b f
