@@ -479,21 +479,27 @@ static int config_verify(const struct config *c, char **first_error) {
         return 0;
 }
 
-int config_load_string(const char *text, const char *filename, struct config *c) {
+int config_load_buffers(const struct config_buffer *files, size_t n, struct config *ret) {
         _cleanup_(config_done) struct config tmp;
+        _cleanup_(index_done) struct section_index index = {};
         int r;
 
         config_init(&tmp);
-        struct section_index index = {};
-        r = parse_text(&tmp, &index, text, strlen(text), filename, NULL);
-        index_done(&index);
-        if (r < 0)
-                return r;
+        for (size_t i = 0; i < n; i++) {
+                r = parse_text(&tmp, &index, files[i].text, files[i].len, files[i].filename, NULL);
+                if (r < 0)
+                        return r;
+        }
         r = config_verify(&tmp, NULL);
         if (r < 0)
                 return r;
-        config_move(c, &tmp);
+        config_move(ret, &tmp);
         return 0;
+}
+
+int config_load_string(const char *text, const char *filename, struct config *c) {
+        const struct config_buffer file = { .filename = filename, .text = text, .len = strlen(text) };
+        return config_load_buffers(&file, 1, c);
 }
 
 /* ---- files ---- */

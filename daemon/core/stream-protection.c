@@ -417,7 +417,9 @@ static void log_verdict(struct streams *s, const struct cgroup *cg, struct file_
                 return;
         e->verdict = v;
         char path[512], a[32], b[32], c[32];
-        _cleanup_close_ int fd = file_open(s, e, path, sizeof path);
+        /* opened only for its name in path (the handle is all the map keeps) */
+        int fd = file_open(s, e, path, sizeof path);
+        closep(&fd);
         log_info("%s: %s: %s (inserted %s, %s sequential, %s re-inserted, file %s).", cg->name,
                  path, v == STREAM_ONE_SHOT || v == STREAM_SMALL_FILES ? "stream" : "not a stream",
                  format_bytes(a, sizeof a, f->pages * page_size),

@@ -159,6 +159,18 @@ void config_files_free(char **files);
 int config_load(const char *main_path, const char *dropin_dir, struct config *ret,
                 char **ret_error);
 
+/* One configuration file's text, for config_load_buffers. */
+struct config_buffer {
+        const char *filename; /* for messages and section locations */
+        const char *text;     /* need not end in a NUL: a NUL inside a line is an error */
+        size_t len;
+};
+
+/* Parses files[0..n) in order, as config_load parses the main file and its drop-ins (a section
+ * seen again merges into the first), starting from the built-in defaults, without touching the
+ * file system (tests and fuzzers). Same contract as config_load. */
+int config_load_buffers(const struct config_buffer *files, size_t n, struct config *ret);
+
 /* Parses one file's text as if read from filename (for tests), starting from the built-in
  * defaults. Same contract as config_load. */
 int config_load_string(const char *text, const char *filename, struct config *c);

@@ -220,6 +220,44 @@ static void test_dropins(void **state) {
         rm_rf(dir);
 }
 
+/* config_load_buffers: what config_load does with the files it read, without files (the
+ * fuzzer's entry point): sections merge across buffers, and text is taken by length. */
+static void test_buffers(void **state) {
+        static const char main_text[] = "[Defaults]\nMode=advise\n[/x.slice]\nFloor=1M\n";
+        static const char dropin_text[] = "\n[/x.slice]\nMaxStep=2M\n[/y]\nFloor=3M\n";
+        static const char nul_text[] = "[/y]\nFloor=1M\0junk\n";
+        const struct config_buffer files[] = {
+                { .filename = "main.conf", .text = main_text, .len = strlen(main_text) },
+                /* the length, not a NUL, ends the text: [/y] is left out */
+                { .filename = "10-a.conf", .text = dropin_text, .len = 22 },
+        };
+        struct config c, orig;
+        struct policy p;
+
+        config_init(&c);
+        assert_int_equal(config_load_buffers(files, 2, &c), 0);
+        assert_int_equal(cap.n, 0);
+        assert_int_equal(c.n_sections, 1);
+        assert_string_equal(c.sections[0].file, "10-a.conf");
+        assert_int_equal(c.sections[0].line, 2);
+        assert_non_null(policy_for_path(&c, "/x.slice", &p));
+        assert_int_equal(p.mode, POLICY_MODE_ADVISE);
+        assert_int_equal(p.floor_bytes, 1 * MiB);
+        assert_int_equal(p.max_step_bytes, 2 * MiB);
+
+        /* a NUL byte inside a line is an error that names the file and line */
+        const struct config_buffer bad = { .filename = "nul.conf", .text = nul_text,
+                                           .len = sizeof nul_text - 1 };
+        config_init(&orig);
+        assert_int_equal(config_copy(&c, &orig), 0);
+        assert_int_equal(config_load_buffers(&bad, 1, &c), -EINVAL);
+        assert_int_equal(cap.n, 1);
+        assert_string_equal(cap.msg[0], "nul.conf:2: [/y] line contains a NUL byte");
+        assert_config_equal(&c, &orig);
+        config_done(&orig);
+        config_done(&c);
+}
+
 static void test_missing_files(void **state) {
         struct config c, def;
         char **files = NULL;
@@ -341,6 +379,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_long_and_bracket_globs, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_combined_cold_ages, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_dropins, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_buffers, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_missing_files, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_shipped_config, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_examples, setup, teardown),

@@ -334,7 +334,9 @@ static void test_dump_roundtrip(void **state) {
         static const char text[] = "[Daemon]\nInterval=1min\nDryRun=yes\nHostMinAvailable=1G\n"
                                    "[Defaults]\nMode=advise\nFloor=16M\n"
                                    "[/batch.slice/*]\nSwappiness=max\nPressureTarget=1%\n"
-                                   "[/system.slice/docker-[0-9a-f]*.scope]\nMinColdAge=5min\n";
+                                   "[/system.slice/docker-[0-9a-f]*.scope]\nMinColdAge=5min\n"
+                                   /* ratios need all their digits (found by fuzz-policy-key) */
+                                   "RefaultTarget=0.123456789%\nReclaimRatio=0.00001%\n";
         struct config c;
         char *buf;
 
@@ -349,6 +351,8 @@ static void test_dump_roundtrip(void **state) {
         assert_non_null(strstr(buf, "\n# d.conf:8\n[/batch.slice/*]\nMode=advise ; from [Defaults]\n"));
         assert_non_null(strstr(buf, "Swappiness=max\nFloor=16M ; from [Defaults]\n"));
         assert_non_null(strstr(buf, "PressureTarget=1%\n"));
+        assert_non_null(strstr(buf, "RefaultTarget=0.123456789%\n"));
+        assert_non_null(strstr(buf, "ReclaimRatio=0.00001%\n"));
 
         /* the dump is a valid configuration with the same effective settings */
         assert_dump_reloads(&c, buf);
