@@ -35,10 +35,15 @@ struct actuator {
         void *userdata;
 };
 
-/* Returns a new job of kind for cgroup id, without descriptors, or NULL on OOM. */
+static void free_list(struct actuator_job *j);
+
+/* Returns a new job of kind for cgroup id with room for n_cmds commands, without descriptors,
+ * or NULL on OOM. */
 static struct actuator_job *job_alloc(enum actuator_job_kind kind, uint64_t cgroup_id,
-                                      const char *path, bool dry_run) {
-        struct actuator_job *j = calloc(1, sizeof *j);
+                                      const char *path, bool dry_run, size_t n_cmds) {
+        /* Sized to its commands: while an eviction takes seconds, every managed cgroup can
+         * have a job queued (thousands of them), most with one ageing command. */
+        struct actuator_job *j = calloc(1, sizeof *j + n_cmds * sizeof j->cmds[0]);
         if (!j)
                 return NULL;
         j->kind = kind;
@@ -56,10 +61,13 @@ static struct actuator_job *job_alloc(enum actuator_job_kind kind, uint64_t cgro
 struct actuator_job *actuator_job_new(uint64_t cgroup_id, const char *path, int dirfd,
                                       int lrugen_fd, uint64_t page_size, bool dry_run,
                                       const struct decision *d) {
-        struct actuator_job *j = job_alloc(ACTUATOR_JOB_DECISION, cgroup_id, path, dry_run);
+        struct actuator_job *j = job_alloc(ACTUATOR_JOB_DECISION, cgroup_id, path, dry_run,
+                                           d->n_cmds);
         if (!j)
                 return NULL;
-        j->decision = *d;
+        decision_summarize(d, &j->decision);
+        memcpy(j->cmds, d->cmds, d->n_cmds * sizeof d->cmds[0]);
+        j->n_cmds = d->n_cmds;
         j->page_size = page_size;
         j->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
         if (lrugen_fd >= 0)
@@ -72,7 +80,7 @@ struct actuator_job *actuator_job_new(uint64_t cgroup_id, const char *path, int 
 }
 
 struct actuator_job *actuator_drop_job_new(uint64_t cgroup_id, const char *path, bool dry_run) {
-        return job_alloc(ACTUATOR_JOB_DROP, cgroup_id, path, dry_run);
+        return job_alloc(ACTUATOR_JOB_DROP, cgroup_id, path, dry_run, 0);
 }
 
 int actuator_drop_job_add(struct actuator_job *j, int fd, const char *path,
@@ -219,8 +227,8 @@ static uint64_t job_writes(const struct actuator_job *j) {
         if (j->kind == ACTUATOR_JOB_DROP)
                 return j->n_drops;
         uint64_t n = 0;
-        for (size_t i = 0; i < j->decision.n_cmds; i++) {
-                const struct lrugen_cmd *c = &j->decision.cmds[i];
+        for (size_t i = 0; i < j->n_cmds; i++) {
+                const struct lrugen_cmd *c = &j->cmds[i];
                 if (j->advise_ageing && c->op != '+')
                         continue;
                 n += c->op == '+' ? 1 : (c->nr_pages + ACTUATOR_CHUNK_PAGES - 1) / ACTUATOR_CHUNK_PAGES;
@@ -233,7 +241,7 @@ static uint64_t job_writes(const struct actuator_job *j) {
 }
 
 void actuator_run_job(struct actuator_job *j, const bool *cancel) {
-        const struct decision *d = &j->decision;
+        const struct decision_summary *d = &j->decision;
 
         if (j->kind == ACTUATOR_JOB_DROP) {
                 run_drops(j, cancel);
@@ -241,8 +249,8 @@ void actuator_run_job(struct actuator_job *j, const bool *cancel) {
                 return;
         }
 
-        for (size_t i = 0; i < d->n_cmds && !j->cancelled; i++) {
-                const struct lrugen_cmd *c = &d->cmds[i];
+        for (size_t i = 0; i < j->n_cmds && !j->cancelled; i++) {
+                const struct lrugen_cmd *c = &j->cmds[i];
                 if (j->advise_ageing && c->op != '+')
                         continue;
                 int r = run_lrugen_cmd(j, c, cancel);
@@ -422,6 +430,33 @@ int actuator_submit(struct actuator *a, struct actuator_job *j) {
         pthread_cond_signal(&a->wake);
         pthread_mutex_unlock(&a->lock);
         return 0;
+}
+
+unsigned actuator_cancel(struct actuator *a, uint64_t cgroup_id) {
+        struct actuator_job *drop = NULL;
+        unsigned n = 0;
+
+        if (!a || !a->thread_started)
+                return 0; /* inline: nothing is ever queued */
+        pthread_mutex_lock(&a->lock);
+        for (struct actuator_job **p = &a->queue_head; *p;) {
+                struct actuator_job *j = *p;
+                if (j->cgroup_id != cgroup_id) {
+                        p = &j->next;
+                        continue;
+                }
+                *p = j->next;
+                j->next = drop;
+                drop = j;
+                a->pending--;
+                n++;
+        }
+        a->queue_tail = NULL;
+        for (struct actuator_job *j = a->queue_head; j; j = j->next)
+                a->queue_tail = j;
+        pthread_mutex_unlock(&a->lock);
+        free_list(drop); /* closes descriptors: outside the lock */
+        return n;
 }
 
 void actuator_set_dry_run(struct actuator *a, bool dry_run) {

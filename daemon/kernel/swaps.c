@@ -101,5 +101,8 @@ int swaps_parse(const char *buf, size_t len, struct swaps_summary *ret, unsigned
 }
 
 int swaps_read(int fd, struct swaps_summary *ret, unsigned *ret_bad_line) {
-        return READ_AND_PARSE(fd, swaps_parse, ret, ret_bad_line);
+        /* Printed a swap area at a time: read to the end, not once (READ_AND_PARSE). */
+        _cleanup_(read_buf_free) struct read_buf b = {};
+        int r = read_full_fd(fd, &b);
+        return r < 0 ? r : swaps_parse(b.data, b.len, ret, ret_bad_line);
 }

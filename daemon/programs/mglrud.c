@@ -3,6 +3,7 @@
  * READY/STATUS/WATCHDOG, SIGHUP reload, clean exit on SIGTERM/SIGINT. */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,6 +286,12 @@ int main(int argc, char **argv) {
 
         log_open();
         raise_fd_limit();
+#ifdef __GLIBC__
+        /* Big buffers (the histogram of thousands of lruvecs, a snapshot of every cgroup for a
+         * bus call) are mmapped and given back when freed. By default glibc raises its mmap
+         * threshold after the first such free, and the next ones stay on the heap, resident. */
+        mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
         r = parse_argv(argc, argv);
         if (r <= 0)
                 return r < 0 ? 2 : 0;

@@ -18,7 +18,7 @@ void read_buf_free(struct read_buf *b) {
         *b = (struct read_buf) {};
 }
 
-static int read_buf_reserve(struct read_buf *b, size_t want) {
+int read_buf_reserve(struct read_buf *b, size_t want) {
         if (b->cap >= want)
                 return 0;
         size_t cap = b->cap ? b->cap : 4096;
@@ -63,6 +63,25 @@ int read_full_fd(int fd, struct read_buf *b) {
         }
         b->len = off;
         b->data[off] = '\0';
+        return 0;
+}
+
+int read_fd_into(int fd, char *buf, size_t size, size_t *ret_len) {
+        ssize_t n;
+
+        if (size < 2)
+                return -EINVAL;
+        /* One read: a second one only to see the end would double the syscalls of a cycle (nine
+         * files per managed cgroup). */
+        do
+                n = pread(fd, buf, size - 1, 0);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return negative_errno();
+        if ((size_t) n == size - 1)
+                return -EFBIG; /* full: there may be more; the caller reads it whole */
+        buf[n] = '\0';
+        *ret_len = (size_t) n;
         return 0;
 }
 

@@ -23,17 +23,25 @@ static size_t count_digits(const char *s, size_t len) {
 
 int parse_u64_n(const char *s, size_t len, uint64_t *ret) {
         uint64_t v = 0;
+        bool overflow = false;
 
         if (!s || len == 0)
                 return -EINVAL;
-        if (count_digits(s, len) != len)
-                return -EINVAL;
+        /* One pass, no division: the kernel files the daemon parses every cycle are mostly
+         * numbers. Overflow is only possible from the 20th digit on, and every byte must still
+         * be a digit (a non-digit is -EINVAL, even after an overflow). */
         for (size_t i = 0; i < len; i++) {
-                unsigned d = (unsigned) (s[i] - '0');
-                if (v > (UINT64_MAX - d) / 10)
-                        return -ERANGE;
-                v = v * 10 + d;
+                unsigned d = (unsigned) (unsigned char) s[i] - '0';
+                if (d > 9)
+                        return -EINVAL;
+                if (i < 19)
+                        v = v * 10 + d;
+                else
+                        overflow = overflow || __builtin_mul_overflow(v, 10, &v) ||
+                                   __builtin_add_overflow(v, d, &v);
         }
+        if (overflow)
+                return -ERANGE;
         *ret = v;
         return 0;
 }

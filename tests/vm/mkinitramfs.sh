@@ -113,7 +113,9 @@ if [ -n "$BUILD_DIR" ]; then
 	[ -d "$BUILD_DIR" ] || die "build dir $BUILD_DIR does not exist"
 	for b in daemon/programs/mglrud daemon/programs/mglructl daemon/programs/mglrud-oci-hook \
 		 tests/workloads/anon-tiers tests/workloads/file-hot-stream \
-		 tests/workloads/mixed tests/workloads/kwrite tests/workloads/zipf-read; do
+		 tests/workloads/mixed tests/workloads/kwrite tests/workloads/zipf-read \
+		 tests/workloads/cgroup-swarm \
+		 tests/bench/cycle-meter tests/bench/scale-reader tests/bench/mkscale-tree; do
 		if [ -x "$BUILD_DIR/$b" ] && [ -f "$BUILD_DIR/$b" ]; then
 			copy_with_libs "$BUILD_DIR/$b" /usr/bin
 			BINS+=("$(basename "$b")")
@@ -153,6 +155,9 @@ done
 for f in "$HERE"/*.conf; do
 	[ -e "$f" ] && install -m 0644 "$f" "$STAGE/mglrud/"
 done
+# The real 7.3 captures: mkscale-tree builds fixture trees from them in the guest.
+mkdir -p "$STAGE/mglrud/fixtures"
+cp -r "$HERE/../fixtures/kernel-7.3" "$STAGE/mglrud/fixtures/"
 
 mkdir -p "$(dirname "$OUT")"
 (cd "$STAGE" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet) > "$OUT.tmp"

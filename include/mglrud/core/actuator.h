@@ -53,7 +53,9 @@ struct actuator_job {
         bool dry_run;
         const bool *force_dry_run; /* set by actuator_submit(): a reload switched to dry-run */
         bool advise_ageing;     /* Mode=advise: only the ageing commands, nothing to report */
-        struct decision decision;           /* ACTUATOR_JOB_DECISION */
+        struct decision_summary decision;   /* ACTUATOR_JOB_DECISION: what was decided, with its
+                                             * memory.reclaim writes; its lru_gen commands are
+                                             * cmds (a job holds only those it has) */
         struct actuator_drop *drops;        /* ACTUATOR_JOB_DROP */
         size_t n_drops;
         uint64_t submitted_usec;
@@ -69,6 +71,9 @@ struct actuator_job {
         uint64_t finished_usec;
 
         struct actuator_job *next;
+
+        size_t n_cmds;
+        struct lrugen_cmd cmds[];           /* the decision's lru_gen commands, in order */
 };
 
 /* What the actuation path did since start, over every job (for the metrics and the dump). */
@@ -79,8 +84,8 @@ struct actuator_stats {
         uint64_t asked_bytes;   /* bytes asked to evict, reclaim or drop */
 };
 
-/* Returns a new decision job for cgroup id with dup()s of dirfd and lrugen_fd (-1 allowed), or
- * NULL on OOM or when the descriptors cannot be duplicated. */
+/* Returns a new decision job for cgroup id with d's summary and commands and dup()s of dirfd
+ * and lrugen_fd (-1 allowed), or NULL on OOM or when the descriptors cannot be duplicated. */
 struct actuator_job *actuator_job_new(uint64_t cgroup_id, const char *path, int dirfd,
                                       int lrugen_fd, uint64_t page_size, bool dry_run,
                                       const struct decision *d);
@@ -114,6 +119,10 @@ int actuator_new(sd_event *e, actuator_done_fn done, void *userdata, struct actu
  * decisions: a stream must be dropped while it is read, an eviction can wait a chunk. Returns
  * 0, or -ESHUTDOWN once stopping (the job is freed). */
 int actuator_submit(struct actuator *a, struct actuator_job *j);
+
+/* Drops the queued jobs of cgroup id (they are freed, done is not called; a running one
+ * finishes): its cgroup is no longer managed. NULL is fine. Returns how many were dropped. */
+unsigned actuator_cancel(struct actuator *a, uint64_t cgroup_id);
 
 /* Makes every queued job, and the rest of the running one, dry-run (or not: jobs submitted
  * with dry_run keep it). For a reload that turns DryRun= on: nothing is written after it. */

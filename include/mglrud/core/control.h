@@ -46,6 +46,17 @@ struct control_snapshot {
         size_t n_overrides;
 };
 
+/* Working memory that one cycle reuses for every cgroup: the lruvecs of a cgroup and of the
+ * descendants its work covers, when the histogram does not hold them side by side. The manager
+ * owns one (cycle_input.scratch); without one each cgroup allocates its own. */
+struct control_scratch {
+        struct lrugen_lruvec *lruvecs;
+        size_t cap;
+};
+
+/* Frees the scratch's memory. */
+void control_scratch_done(struct control_scratch *x);
+
 /* Runs sample -> decide -> act -> report for cg with this cycle's input, handing writes to act.
  * Returns 0 (also when cg vanished: cg->vanished is set), or -ENOMEM. */
 int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct actuator *act);

@@ -85,6 +85,7 @@ struct manager {
         uint64_t cycles;
         uint64_t last_cycle_usec;   /* how long the last manager_cycle() took */
         bool paused_all;            /* Pause(""): sample every cgroup, act on none */
+        struct control_scratch scratch; /* working memory each cycle reuses for every cgroup */
         struct streams *streams;    /* one-shot stream protection; NULL without BPF */
         bool streams_tried;         /* streams_open() was attempted (and reported) */
 };

@@ -40,11 +40,11 @@ static inline void check_invariants(const struct lrugen *l) {
         for (size_t i = 0; i < l->n_lruvecs; i++) {
                 const struct lrugen_lruvec *v = &l->lruvecs[i];
                 assert_true(v->memcg_id != 0);
-                assert_non_null(v->path);
-                assert_true(v->path[0] == '/');
-                assert_true(v->path >= l->paths && v->path < l->paths + l->paths_len);
+                assert_true(v->path_off < l->paths_len);
+                assert_true(lrugen_path(l, v)[0] == '/');
                 assert_in_range(v->nr_gens, 1, LRUGEN_MAX_NR_GENS);
-                assert_true(v->nr_mm_stats == 0 || v->nr_mm_stats == 4 || v->nr_mm_stats == 6);
+                assert_true(v->file_tiers_gen >= -1 && v->file_tiers_gen < (int) v->nr_gens);
+                assert_true(v->file_tiers_gen < 0 || v->gens[v->file_tiers_gen].has_tiers);
                 for (unsigned g = 1; g < v->nr_gens; g++)
                         assert_true(v->gens[g].seq == v->gens[g - 1].seq + 1);
                 if (i > 0) {
