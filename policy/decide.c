@@ -25,6 +25,30 @@ void policy_state_init(struct policy_state *s, const struct policy *p, uint64_t 
         };
 }
 
+void decision_summarize(const struct decision *d, struct decision_summary *ret) {
+        *ret = (struct decision_summary) {
+                .reason = d->reason,
+                .flags = d->flags,
+                .advise = d->advise,
+                .has_estimates = d->has_estimates,
+                .has_psi_some = d->has_psi_some,
+                .anon_swappiness = d->anon_swappiness,
+                .n_cmds = (uint16_t) d->n_cmds,    /* at most DECISION_MAX_CMDS */
+                .n_age = (uint16_t) d->n_age,
+                .n_reclaims = (uint8_t) d->n_reclaims, /* at most DECISION_MAX_RECLAIMS */
+                .psi_some = d->psi_some,
+                .cold_age_usec = d->cold_age_usec,
+                .file_cold_age_usec = d->file_cold_age_usec,
+                .idle_horizon_usec = d->idle_horizon_usec,
+        };
+        memcpy(ret->horizon_bytes, d->horizon_bytes, sizeof ret->horizon_bytes);
+        memcpy(ret->reclaims, d->reclaims, sizeof ret->reclaims);
+        memcpy(ret->cold_bytes, d->cold_bytes, sizeof ret->cold_bytes);
+        memcpy(ret->cooling_bytes, d->cooling_bytes, sizeof ret->cooling_bytes);
+        memcpy(ret->warm_bytes, d->warm_bytes, sizeof ret->warm_bytes);
+        memcpy(ret->planned_bytes, d->planned_bytes, sizeof ret->planned_bytes);
+}
+
 void policy_note_error(struct policy_state *s, uint64_t now_usec) {
         if (s->error_streak < 5)
                 s->error_streak++;
@@ -71,6 +95,16 @@ static int validate(const struct policy *p, const struct kernel_caps *caps,
         return validate_sample(cur);
 }
 
+/* Zeroes every field of d but its commands, which are written as far as n_cmds. */
+static void decision_clear(struct decision *d) {
+        _Static_assert(offsetof(struct decision, n_cmds) ==
+                       offsetof(struct decision, cmds) + sizeof d->cmds,
+                       "n_cmds follows cmds: the fields around the array are cleared apart");
+        memset(d, 0, offsetof(struct decision, cmds));
+        memset((char *) d + offsetof(struct decision, n_cmds), 0,
+               sizeof *d - offsetof(struct decision, n_cmds));
+}
+
 int policy_decide(const struct policy *p, const struct kernel_caps *caps,
                   const struct policy_state *state, const struct cgroup_sample *prev,
                   const struct cgroup_sample *cur, const struct host_sample *host_prev,
@@ -78,7 +112,7 @@ int policy_decide(const struct policy *p, const struct kernel_caps *caps,
                   struct policy_state *ret_state, struct decision *ret_decision) {
         struct policy_state s;
         struct policy_rates r;
-        struct decision d = {};
+        struct decision *d;
         enum decision_reason reason;
         int k;
 
@@ -88,9 +122,16 @@ int policy_decide(const struct policy *p, const struct kernel_caps *caps,
         if (k < 0)
                 return k;
 
-        s = *state;
-        d.advise = p->mode == POLICY_MODE_ADVISE;
-        d.anon_swappiness = -1;
+        /* Only the bytes in use: the rest of the slots are never read before they are filled
+         * (policy_state_size()), and copying all 64 would cost more than the decision. */
+        memcpy(&s, state, policy_state_size(state));
+        /* The decision is made in place: past validation nothing fails, and a decision is
+         * bigger than everything else this does (its 96 command slots are written only as far
+         * as n_cmds, the rest is never read). */
+        d = ret_decision;
+        decision_clear(d);
+        d->advise = p->mode == POLICY_MODE_ADVISE;
+        d->anon_swappiness = -1;
 
         /* A reload may have moved the bounds; an all-zero state was never initialised. */
         if (s.cold_age_usec == 0)
@@ -111,7 +152,7 @@ int policy_decide(const struct policy *p, const struct kernel_caps *caps,
                 policy_state_init(&s, p, cur->now_usec);
                 s.counters = counters;
                 s.counters.resets++;
-                d.flags |= DECISION_FLAG_COUNTER_RESET;
+                d->flags |= DECISION_FLAG_COUNTER_RESET;
                 prev = NULL;
         }
 
@@ -120,22 +161,22 @@ int policy_decide(const struct policy *p, const struct kernel_caps *caps,
                 s.error_streak = 0;
         s.error_noted = false;
 
-        policy_rates_compute(prev, cur, &r, &d.flags);
-        d.has_psi_some = r.has_psi_some;
-        d.psi_some = r.psi_some;
+        policy_rates_compute(prev, cur, &r, &d->flags);
+        d->has_psi_some = r.has_psi_some;
+        d->psi_some = r.psi_some;
         if (!cur->has_psi)
-                d.flags |= DECISION_FLAG_NO_PSI;
+                d->flags |= DECISION_FLAG_NO_PSI;
 
         /* Effects of the previous decision, then T for this cycle. */
         swappiness_account(p, caps, &s, &r);
         stream_update(&s, &r, cur, caps->page_size);
-        tiering_adapt(p, &s, &r, cur, caps->page_size, &d.flags);
+        tiering_adapt(p, &s, &r, cur, caps->page_size, &d->flags);
 
-        d.cold_age_usec = s.cold_age_usec;
-        d.file_cold_age_usec = stream_file_cold_age(p, &s);
+        d->cold_age_usec = s.cold_age_usec;
+        d->file_cold_age_usec = stream_file_cold_age(p, &s);
         tiering_note_rejects(&s, cur);
-        tiering_estimate(&s, cur, caps->page_size, &d);
-        d.target_anon_share = swappiness_target_share(p, &s);
+        tiering_estimate(&s, cur, caps->page_size, d);
+        d->target_anon_share = swappiness_target_share(p, &s);
 
         if (policy_host_guard(host_prev, host_cur, host_limits)) {
                 s.counters.host_pressure++;
@@ -161,23 +202,22 @@ int policy_decide(const struct policy *p, const struct kernel_caps *caps,
         }
 
         if (p->mode != POLICY_MODE_PRESSURE && caps->lrugen_write && cur->has_lrugen)
-                reason = tiering_plan(p, caps, &s, cur, &d);
+                reason = tiering_plan(p, caps, &s, cur, d);
         else
-                reason = tmo_plan(p, caps, &s, cur, &d);
+                reason = tmo_plan(p, caps, &s, cur, d);
 
 finish:
-        d.reason = reason;
+        d->reason = reason;
         s.counters.cycles++;
         for (int t = 0; t < _LRUGEN_NR_TYPES; t++) {
-                s.last_planned_bytes[t] = d.planned_bytes[t];
-                s.counters.planned_bytes[t] += d.planned_bytes[t];
+                s.last_planned_bytes[t] = d->planned_bytes[t];
+                s.counters.planned_bytes[t] += d->planned_bytes[t];
         }
-        if (d.planned_bytes[LRUGEN_ANON] == 0 || d.planned_bytes[LRUGEN_FILE] == 0)
+        if (d->planned_bytes[LRUGEN_ANON] == 0 || d->planned_bytes[LRUGEN_FILE] == 0)
                 s.last_split_free = false;
         s.last_reason = reason;
         s.last_decision_usec = cur->now_usec;
 
-        *ret_state = s;
-        *ret_decision = d;
+        memcpy(ret_state, &s, policy_state_size(&s));
         return 0;
 }

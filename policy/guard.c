@@ -25,6 +25,9 @@ bool policy_counters_reset(const struct cgroup_sample *prev, const struct cgroup
         return false;
 }
 
+/* From a previous sample only its time, PSI totals, memory.stat's file and event counters (from
+ * workingset_refault_anon on) are read: the daemon keeps no more of it (control.c, prev_reading;
+ * reading another key here means keeping it there too). */
 void policy_rates_compute(const struct cgroup_sample *prev, const struct cgroup_sample *cur,
                           struct policy_rates *ret, uint32_t *flags) {
         struct policy_rates r = {};

@@ -45,93 +45,141 @@ uint64_t idle_lruvec_horizon(const struct lrugen_lruvec *v, const struct policy_
         return 0;
 }
 
-/* Adds to bytes[] what lruvec v holds idle for at least t. */
-static void lruvec_idle_bytes(const struct lrugen_lruvec *v, const struct policy_lruvec_state *slot,
-                              uint64_t now_usec, uint64_t page_size, uint64_t t,
-                              uint64_t bytes[_LRUGEN_NR_TYPES]) {
+/* Fills *ret from lruvec v (1..LRUGEN_MAX_NR_GENS generations). */
+static void gens_take(const struct lrugen_lruvec *v, const struct policy_lruvec_state *slot,
+                      uint64_t now_usec, uint64_t page_size, struct idle_gens *ret) {
+        *ret = (struct idle_gens) {
+                .memcg_id = v->memcg_id,
+                .min_seq = v->gens[0].seq,
+                .node = v->node,
+                .nr_gens = v->nr_gens,
+                .aged_usec = (uint64_t) v->gens[v->nr_gens - 1].age_ms * USEC_PER_MSEC,
+        };
         for (unsigned i = 0; i < v->nr_gens; i++) {
-                if (tiering_gen_idle_usec(v, i, slot, now_usec) < t)
-                        continue;
+                ret->idle_usec[i] = tiering_gen_idle_usec(v, i, slot, now_usec);
                 for (int type = 0; type < _LRUGEN_NR_TYPES; type++)
-                        bytes[type] += tiering_gen_pages(&v->gens[i], type) * page_size;
+                        ret->bytes[i][type] = tiering_gen_pages(&v->gens[i], type) * page_size;
         }
 }
 
-/* Adds to bytes[] what lruvec v holds whose known idle time is at most t. */
-static void lruvec_known_le_bytes(const struct lrugen_lruvec *v,
-                                  const struct policy_lruvec_state *slot, uint64_t now_usec,
-                                  uint64_t page_size, uint64_t t,
-                                  uint64_t bytes[_LRUGEN_NR_TYPES]) {
-        for (unsigned i = 0; i < v->nr_gens; i++) {
-                if (tiering_gen_idle_usec(v, i, slot, now_usec) > t)
-                        continue;
-                for (int type = 0; type < _LRUGEN_NR_TYPES; type++)
-                        bytes[type] += tiering_gen_pages(&v->gens[i], type) * page_size;
-        }
-}
-
-/* Fills row for idle time t over v[0..n), whose longest idle time is horizon. */
-static void profile_row(const struct lrugen_lruvec *v, size_t n, const struct policy_state *state,
-                        uint64_t now_usec, uint64_t page_size, uint64_t horizon, uint64_t t,
-                        struct idle_profile_row *row) {
-        *row = (struct idle_profile_row) { .idle_usec = t };
-        for (size_t j = 0; j < n; j++)
-                lruvec_known_le_bytes(&v[j],
-                                      state ? policy_lruvec_find(state, v[j].memcg_id, v[j].node)
-                                            : NULL,
-                                      now_usec, page_size, t, row->known_le_bytes);
-        if (horizon == 0 || t > horizon) {
-                row->flags |= IDLE_ROW_UNKNOWN;
-                return;
-        }
-        if (t == horizon)
-                row->flags |= IDLE_ROW_HORIZON;
-        for (size_t j = 0; j < n; j++) {
-                const struct policy_lruvec_state *slot =
-                        state ? policy_lruvec_find(state, v[j].memcg_id, v[j].node) : NULL;
-
-                if (lruvec_pages(&v[j]) == 0)
-                        continue;
-                /* This lruvec cannot tell whether its oldest pages are idle this long. */
-                if (idle_lruvec_horizon(&v[j], slot, now_usec) < t)
-                        row->flags |= IDLE_ROW_PARTIAL;
-                lruvec_idle_bytes(&v[j], slot, now_usec, page_size, t, row->bytes);
-        }
-}
-
-int idle_profile_compute(const struct lrugen_lruvec *v, size_t n, const struct policy_state *state,
-                         uint64_t now_usec, uint64_t page_size, const uint64_t *ladder,
-                         size_t n_ladder, struct idle_profile *ret) {
-        struct idle_profile p = {};
-
-        if ((n > 0 && !v) || !ret || page_size == 0 || !ladder_valid(ladder, n_ladder))
+int idle_gens_take(const struct lrugen_lruvec *v, const struct policy_state *state,
+                   uint64_t now_usec, uint64_t page_size, struct idle_gens *ret) {
+        if (!v || !ret || page_size == 0 || v->nr_gens == 0 || v->nr_gens > LRUGEN_MAX_NR_GENS)
                 return -EINVAL;
-
-        for (size_t j = 0; j < n; j++) {
-                const struct policy_lruvec_state *slot =
-                        state ? policy_lruvec_find(state, v[j].memcg_id, v[j].node) : NULL;
-
-                if (v[j].nr_gens == 0 || v[j].nr_gens > LRUGEN_MAX_NR_GENS)
+        /* Only the oldest sequence number is kept. */
+        for (unsigned i = 1; i < v->nr_gens; i++)
+                if (v->gens[i].seq != v->gens[0].seq + i)
                         return -EINVAL;
-                if (lruvec_pages(&v[j]) == 0)
+        gens_take(v, state ? policy_lruvec_find(state, v->memcg_id, v->node) : NULL, now_usec,
+                  page_size, ret);
+        return 0;
+}
+
+/* The lruvecs a profile is computed over: a histogram's, taken one at a time, or what a cgroup
+ * kept of its own. */
+struct gens_source {
+        const struct idle_gens *gens;          /* kept, or NULL: */
+        const struct lrugen_lruvec *lruvecs;   /* read now */
+        const struct policy_state *state;
+        uint64_t now_usec, page_size;
+        size_t n;
+};
+
+/* Returns lruvec j of s, taken into *buf unless it was kept. */
+static const struct idle_gens *source_get(const struct gens_source *s, size_t j,
+                                          struct idle_gens *buf) {
+        if (s->gens)
+                return &s->gens[j];
+        const struct lrugen_lruvec *v = &s->lruvecs[j];
+        gens_take(v, s->state ? policy_lruvec_find(s->state, v->memcg_id, v->node) : NULL,
+                  s->now_usec, s->page_size, buf);
+        return buf;
+}
+
+static uint64_t gens_bytes(const struct idle_gens *g) {
+        uint64_t n = 0;
+
+        for (unsigned i = 0; i < g->nr_gens; i++)
+                n += g->bytes[i][LRUGEN_ANON] + g->bytes[i][LRUGEN_FILE];
+        return n;
+}
+
+/* Returns the idle time of g's oldest generation that holds pages, other than the youngest
+ * (idle_lruvec_horizon()), or 0. */
+static uint64_t gens_horizon(const struct idle_gens *g) {
+        for (unsigned i = 0; i + 1 < g->nr_gens; i++)
+                if (g->bytes[i][LRUGEN_ANON] + g->bytes[i][LRUGEN_FILE] > 0)
+                        return g->idle_usec[i];
+        return 0;
+}
+
+/* Adds lruvec g to row, of idle time row->idle_usec, in a profile whose longest idle time is
+ * horizon. */
+static void row_add(struct idle_profile_row *row, const struct idle_gens *g, uint64_t horizon) {
+        uint64_t t = row->idle_usec;
+
+        /* The histogram's bucket: bytes whose known idle time is at most t. */
+        for (unsigned i = 0; i < g->nr_gens; i++)
+                if (g->idle_usec[i] <= t)
+                        for (int type = 0; type < _LRUGEN_NR_TYPES; type++)
+                                row->known_le_bytes[type] += g->bytes[i][type];
+        if (horizon == 0 || t > horizon || gens_bytes(g) == 0)
+                return;
+        /* This lruvec cannot tell whether its oldest pages are idle this long. */
+        if (gens_horizon(g) < t)
+                row->flags |= IDLE_ROW_PARTIAL;
+        for (unsigned i = 0; i < g->nr_gens; i++)
+                if (g->idle_usec[i] >= t)
+                        for (int type = 0; type < _LRUGEN_NR_TYPES; type++)
+                                row->bytes[type] += g->bytes[i][type];
+}
+
+/* Appends the row of idle time t to p. */
+static void row_new(struct idle_profile *p, uint64_t t) {
+        struct idle_profile_row *row = &p->rows[p->n_rows++];
+
+        *row = (struct idle_profile_row) { .idle_usec = t };
+        if (p->horizon_usec == 0 || t > p->horizon_usec)
+                row->flags |= IDLE_ROW_UNKNOWN;
+        else if (t == p->horizon_usec)
+                row->flags |= IDLE_ROW_HORIZON;
+}
+
+/* Two passes over the lruvecs: the totals and the horizon, then every row at once (the rows
+ * depend on the horizon). */
+static int profile_compute(const struct gens_source *src, const uint64_t *ladder, size_t n_ladder,
+                           struct idle_profile *ret) {
+        struct idle_profile p = {};
+        struct idle_gens buf;
+
+        if (!ret || !ladder_valid(ladder, n_ladder))
+                return -EINVAL;
+        for (size_t j = 0; j < src->n; j++) {
+                unsigned nr = src->gens ? src->gens[j].nr_gens : src->lruvecs[j].nr_gens;
+                if (nr == 0 || nr > LRUGEN_MAX_NR_GENS)
+                        return -EINVAL;
+        }
+
+        for (size_t j = 0; j < src->n; j++) {
+                const struct idle_gens *g = source_get(src, j, &buf);
+
+                if (gens_bytes(g) == 0)
                         continue;
-                uint64_t aged = (uint64_t) v[j].gens[v[j].nr_gens - 1].age_ms * USEC_PER_MSEC;
-                p.aged_min_usec = p.n_lruvecs == 0 ? aged : u64_min(p.aged_min_usec, aged);
-                p.aged_max_usec = u64_max(p.aged_max_usec, aged);
+                p.aged_min_usec = p.n_lruvecs == 0 ? g->aged_usec
+                                                   : u64_min(p.aged_min_usec, g->aged_usec);
+                p.aged_max_usec = u64_max(p.aged_max_usec, g->aged_usec);
                 p.n_lruvecs++;
-                p.horizon_usec =
-                        u64_max(p.horizon_usec, idle_lruvec_horizon(&v[j], slot, now_usec));
-                for (unsigned i = 0; i < v[j].nr_gens; i++)
+                p.horizon_usec = u64_max(p.horizon_usec, gens_horizon(g));
+                for (unsigned i = 0; i < g->nr_gens; i++)
                         for (int type = 0; type < _LRUGEN_NR_TYPES; type++) {
-                                uint64_t b = tiering_gen_pages(&v[j].gens[i], type) * page_size;
+                                uint64_t b = g->bytes[i][type];
 
                                 p.total_bytes[type] += b;
-                                if (i + 2 >= v[j].nr_gens)
+                                if (i + 2 >= g->nr_gens)
                                         p.hot_bytes[type] += b;
-                                p.known_idle_byte_seconds[type] +=
-                                        (double) b *
-                                        (double) tiering_gen_idle_usec(&v[j], i, slot, now_usec) /
-                                        (double) USEC_PER_SEC;
+                                p.known_idle_byte_seconds[type] += (double) b *
+                                                                   (double) g->idle_usec[i] /
+                                                                   (double) USEC_PER_SEC;
                         }
         }
 
@@ -140,18 +188,43 @@ int idle_profile_compute(const struct lrugen_lruvec *v, size_t n, const struct p
         for (size_t k = 0; k < n_ladder; k++) {
                 if (!horizon_done && p.horizon_usec <= ladder[k]) {
                         if (p.horizon_usec < ladder[k])
-                                profile_row(v, n, state, now_usec, page_size, p.horizon_usec,
-                                            p.horizon_usec, &p.rows[p.n_rows++]);
+                                row_new(&p, p.horizon_usec);
                         horizon_done = true;
                 }
-                profile_row(v, n, state, now_usec, page_size, p.horizon_usec, ladder[k],
-                            &p.rows[p.n_rows++]);
+                row_new(&p, ladder[k]);
         }
         if (!horizon_done)
-                profile_row(v, n, state, now_usec, page_size, p.horizon_usec, p.horizon_usec,
-                            &p.rows[p.n_rows++]);
+                row_new(&p, p.horizon_usec);
+
+        for (size_t j = 0; j < src->n; j++) {
+                const struct idle_gens *g = source_get(src, j, &buf);
+
+                for (size_t k = 0; k < p.n_rows; k++)
+                        row_add(&p.rows[k], g, p.horizon_usec);
+        }
         *ret = p;
         return 0;
+}
+
+int idle_profile_compute(const struct lrugen_lruvec *v, size_t n, const struct policy_state *state,
+                         uint64_t now_usec, uint64_t page_size, const uint64_t *ladder,
+                         size_t n_ladder, struct idle_profile *ret) {
+        if ((n > 0 && !v) || page_size == 0)
+                return -EINVAL;
+        return profile_compute(&(struct gens_source) { .lruvecs = v, .state = state,
+                                                       .now_usec = now_usec,
+                                                       .page_size = page_size, .n = n },
+                               ladder, n_ladder, ret);
+}
+
+int idle_profile_compute_gens(const struct idle_gens *g, size_t n, const uint64_t *ladder,
+                              size_t n_ladder, struct idle_profile *ret) {
+        static const struct idle_gens none;
+
+        if (n > 0 && !g)
+                return -EINVAL;
+        return profile_compute(&(struct gens_source) { .gens = g ?: &none, .n = n }, ladder,
+                               n_ladder, ret);
 }
 
 int idle_forecast_compute(const struct policy *p, const struct kernel_caps *caps,
@@ -221,40 +294,39 @@ int idle_forecast_compute(const struct policy *p, const struct kernel_caps *caps
 int idle_risk_init(struct idle_risk *r, const uint64_t *ladder, size_t n) {
         if (!r || !ladder_valid(ladder, n))
                 return -EINVAL;
-        *r = (struct idle_risk) { .n = n };
-        memcpy(r->ladder_usec, ladder, n * sizeof *ladder);
+        *r = (struct idle_risk) { .ladder_usec = ladder, .n = n };
         return 0;
 }
 
-/* Returns the lruvec of cur[0..n) with v's memcg and node, trying index hint first. */
+/* Returns the lruvec of cur[0..n) with g's memcg and node, trying index hint first. */
 static const struct lrugen_lruvec *match_lruvec(const struct lrugen_lruvec *cur, size_t n,
-                                                const struct lrugen_lruvec *v, size_t hint) {
-        if (hint < n && cur[hint].memcg_id == v->memcg_id && cur[hint].node == v->node)
+                                                const struct idle_gens *g, size_t hint) {
+        if (hint < n && cur[hint].memcg_id == g->memcg_id && cur[hint].node == g->node)
                 return &cur[hint];
         for (size_t j = 0; j < n; j++)
-                if (cur[j].memcg_id == v->memcg_id && cur[j].node == v->node)
+                if (cur[j].memcg_id == g->memcg_id && cur[j].node == g->node)
                         return &cur[j];
         return NULL;
 }
 
-/* Fills gone[i] with the pages of type that left generation i of p by the reading c. The
+/* Fills gone[i] with the bytes of type that left generation i of p by the reading c. The
  * generations of p up to c's oldest sequence number were merged into that one (ageing with four
  * generations folds the oldest into the next): what that group lost is taken from its youngest
  * member first, whose pages are the most recently used. Returns false when c is not a later
  * reading of the same lruvec (its sequence numbers went back: recreated). */
-static bool lruvec_gone_pages(const struct lrugen_lruvec *p, const struct lrugen_lruvec *c,
-                              int type, uint64_t gone[LRUGEN_MAX_NR_GENS]) {
-        uint64_t oldest = c->gens[0].seq, group_prev = 0, group_cur = 0;
+static bool gens_gone_bytes(const struct idle_gens *p, const struct lrugen_lruvec *c, int type,
+                            uint64_t page_size, uint64_t gone[LRUGEN_MAX_NR_GENS]) {
+        uint64_t oldest = c->gens[0].seq, group_prev = 0;
         int last_in_group = -1;
 
-        if (c->gens[c->nr_gens - 1].seq < p->gens[p->nr_gens - 1].seq || oldest < p->gens[0].seq)
+        if (c->gens[c->nr_gens - 1].seq < p->min_seq + p->nr_gens - 1 || oldest < p->min_seq)
                 return false;
         for (unsigned i = 0; i < p->nr_gens; i++) {
-                uint64_t seq = p->gens[i].seq, pages = tiering_gen_pages(&p->gens[i], type);
+                uint64_t seq = p->min_seq + i, bytes = p->bytes[i][type];
 
                 gone[i] = 0;
                 if (seq <= oldest) {
-                        group_prev += pages;
+                        group_prev += bytes;
                         last_in_group = (int) i;
                         continue;
                 }
@@ -262,13 +334,11 @@ static bool lruvec_gone_pages(const struct lrugen_lruvec *p, const struct lrugen
                 uint64_t k = seq - oldest;
                 if (k >= c->nr_gens || c->gens[k].seq != seq)
                         return false;
-                gone[i] = u64_sub_sat(pages, tiering_gen_pages(&c->gens[k], type));
+                gone[i] = u64_sub_sat(bytes, tiering_gen_pages(&c->gens[k], type) * page_size);
         }
-        if (c->gens[0].seq == oldest)
-                group_cur = tiering_gen_pages(&c->gens[0], type);
-        uint64_t left = u64_sub_sat(group_prev, group_cur);
+        uint64_t left = u64_sub_sat(group_prev, tiering_gen_pages(&c->gens[0], type) * page_size);
         for (int i = last_in_group; i >= 0 && left > 0; i--) {
-                uint64_t g = u64_min(left, tiering_gen_pages(&p->gens[i], type));
+                uint64_t g = u64_min(left, p->bytes[i][type]);
 
                 gone[i] = g;
                 left -= g;
@@ -276,10 +346,9 @@ static bool lruvec_gone_pages(const struct lrugen_lruvec *p, const struct lrugen
         return true;
 }
 
-bool idle_risk_account(struct idle_risk *r, const struct lrugen_lruvec *prev, size_t n_prev,
+bool idle_risk_account(struct idle_risk *r, const struct idle_gens *prev, size_t n_prev,
                        uint64_t prev_usec, const struct lrugen_lruvec *cur, size_t n_cur,
-                       uint64_t cur_usec, const struct policy_state *state, uint64_t page_size,
-                       uint64_t reclaimed_pages) {
+                       uint64_t cur_usec, uint64_t page_size, uint64_t reclaimed_pages) {
         bool used = false;
 
         if (!r || (n_prev > 0 && !prev) || (n_cur > 0 && !cur) || page_size == 0)
@@ -298,33 +367,25 @@ bool idle_risk_account(struct idle_risk *r, const struct lrugen_lruvec *prev, si
                 }
 
         for (size_t j = 0; j < n_prev; j++) {
-                const struct lrugen_lruvec *p = &prev[j];
+                const struct idle_gens *p = &prev[j];
                 const struct lrugen_lruvec *c = match_lruvec(cur, n_cur, p, j);
-                const struct policy_lruvec_state *slot =
-                        state ? policy_lruvec_find(state, p->memcg_id, p->node) : NULL;
                 uint64_t gone[_LRUGEN_NR_TYPES][LRUGEN_MAX_NR_GENS];
 
                 if (!c || p->nr_gens == 0 || p->nr_gens > LRUGEN_MAX_NR_GENS || c->nr_gens == 0 ||
                     c->nr_gens > LRUGEN_MAX_NR_GENS)
                         continue;
-                if (!lruvec_gone_pages(p, c, LRUGEN_ANON, gone[LRUGEN_ANON]) ||
-                    !lruvec_gone_pages(p, c, LRUGEN_FILE, gone[LRUGEN_FILE]))
+                if (!gens_gone_bytes(p, c, LRUGEN_ANON, page_size, gone[LRUGEN_ANON]) ||
+                    !gens_gone_bytes(p, c, LRUGEN_FILE, page_size, gone[LRUGEN_FILE]))
                         continue;
                 used = true;
                 /* What eviction could take: never the two youngest generations. */
-                for (unsigned i = 0; i + 3 <= p->nr_gens; i++) {
-                        uint64_t idle = tiering_gen_idle_usec(p, i, slot, prev_usec);
-
-                        for (size_t k = 0; k < r->n && r->ladder_usec[k] <= idle; k++)
+                for (unsigned i = 0; i + 3 <= p->nr_gens; i++)
+                        for (size_t k = 0; k < r->n && r->ladder_usec[k] <= p->idle_usec[i]; k++)
                                 for (int type = 0; type < _LRUGEN_NR_TYPES; type++) {
-                                        double b = (double) (tiering_gen_pages(&p->gens[i], type) *
-                                                             page_size);
-
-                                        r->exposed[k][type] += b * dt / (double) USEC_PER_SEC;
-                                        r->promoted[k][type] +=
-                                                (double) (gone[type][i] * page_size);
+                                        r->exposed[k][type] += (double) p->bytes[i][type] * dt /
+                                                               (double) USEC_PER_SEC;
+                                        r->promoted[k][type] += (double) gone[type][i];
                                 }
-                }
         }
         if (!used) {
                 r->window_usec *= decay;

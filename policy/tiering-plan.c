@@ -25,23 +25,17 @@ struct cycle_plan {
 };
 
 /* Returns true when the file tiers >= 1 of the lruvec's oldest file generation lose more than
- * POLICY_TIER_REFAULT_RATIO of what they evict (frequently used file pages thrash). */
+ * POLICY_TIER_REFAULT_RATIO of what they evict (frequently used file pages thrash). The r/e
+ * lines are on the type's min_seq generation: the oldest with them (lrugen.h: file_tiers). */
 static bool file_tiers_thrashing(const struct lrugen_lruvec *v) {
+        const struct lrugen_tiers *t = &v->file_tiers;
         uint64_t refaulted = 0, evicted = 0;
 
-        for (unsigned i = 0; i < v->nr_gens; i++) {
-                const struct lrugen_gen *g = &v->gens[i];
-
-                if (!g->has_tiers || g->tiers[0].kind[LRUGEN_FILE] != LRUGEN_TIER_REP)
-                        continue;
-                /* The r/e/p lines are on the type's min_seq generation: the oldest with them. */
-                for (unsigned k = 1; k < LRUGEN_MAX_NR_TIERS; k++) {
-                        if (g->tiers[k].kind[LRUGEN_FILE] != LRUGEN_TIER_REP)
-                                continue;
-                        refaulted += g->tiers[k].val[LRUGEN_FILE][0];
-                        evicted += g->tiers[k].val[LRUGEN_FILE][1];
-                }
-                break;
+        if (v->file_tiers_gen < 0)
+                return false;
+        for (unsigned k = 1; k < LRUGEN_MAX_NR_TIERS; k++) {
+                refaulted += t->refaulted[k];
+                evicted += t->evicted[k];
         }
         return evicted >= POLICY_TIER_MIN_EVICTED &&
                (double) refaulted >= POLICY_TIER_REFAULT_RATIO * (double) evicted;

@@ -5,22 +5,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cgroup_new(const char *root, const char *path, uint64_t id, struct cgroup **ret) {
+#include "mglrud/shared/escape.h"
+
+int cgroup_set_path(struct cgroup *cg, const char *path) {
+        char *p = strdup(path), *n = escape_path(path);
+        if (!p || !n) {
+                free(p);
+                free(n);
+                return -ENOMEM;
+        }
+        free(cg->path);
+        free(cg->name);
+        cg->path = p;
+        cg->name = n;
+        return 0;
+}
+
+int cgroup_new(const char *root, const char *path, uint64_t id, unsigned keep,
+               struct cgroup **ret) {
         struct cgroup *cg = calloc(1, sizeof *cg);
         int r;
 
         if (!cg)
                 return -ENOMEM;
         cg->id = id;
-        cg->path = strdup(path);
-        if (!cg->path) {
-                free(cg);
-                return -ENOMEM;
-        }
-        r = cgroup_files_open(root, path, id, &cg->files);
+        cg->files.dirfd = -1;
+        for (int i = 0; i < _CGROUP_FILE_MAX; i++)
+                cg->files.fds[i] = -1;
+        r = cgroup_set_path(cg, path);
+        if (r >= 0)
+                r = cgroup_files_open(root, path, id, keep, &cg->files);
         if (r < 0) {
-                free(cg->path);
-                free(cg);
+                cgroup_free(cg);
                 return r;
         }
         *ret = cg;
@@ -33,11 +49,13 @@ void cgroup_free(struct cgroup *cg) {
         cgroup_files_close(&cg->files);
         free(cg->covered_ids);
         free(cg->path);
+        free(cg->name);
         free(cg);
 }
 
-int cgroup_read(struct cgroup *cg, uint64_t now_usec, struct cgroup_reading *ret) {
-        int r = cgroup_files_read(&cg->files, now_usec, ret);
+int cgroup_read(struct cgroup *cg, uint64_t now_usec, struct cgroup_reading *ret,
+                struct cgroup_read_error *ret_error) {
+        int r = cgroup_files_read(&cg->files, now_usec, ret, ret_error);
         if (r == -ENOENT)
                 cg->vanished = true;
         return r;

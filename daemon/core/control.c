@@ -11,52 +11,97 @@
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
 
+/* The memory.stat counters a job's effect is measured against (control_job_done()): those of
+ * the reading its decision was taken on. */
+struct job_baseline {
+        uint64_t anon, file, steal;
+        bool has_anon, has_file, has_steal;
+};
+
+/* Runtime overrides (Set()): the keys in mask, with their values. Lost on restart only. */
+struct control_overrides {
+        struct policy policy;
+        uint32_t mask;                 /* (1u << enum policy_key) */
+};
+
+/* The memory.stat keys the policy reads from a previous sample (guard.c: the event counters,
+ * from workingset_refault_anon on, and file): PREV_KEYS of them, file first. */
+#define PREV_KEYS (1 + _MEMSTAT_KEY_MAX - MEMSTAT_WORKINGSET_REFAULT_ANON)
+_Static_assert(PREV_KEYS <= 32, "prev_reading.stat_present has one bit per key");
+
+static enum memstat_key prev_key(unsigned i) {
+        return i == 0 ? MEMSTAT_FILE : (enum memstat_key) (MEMSTAT_WORKINGSET_REFAULT_ANON + i - 1);
+}
+
+/* The previous sample, as much of it as the policy reads from a previous sample (guard.c): the
+ * time, those memory.stat keys and the PSI totals; the averages, the amounts and the limits are
+ * read from the current sample only. */
+struct prev_reading {
+        uint64_t now_usec;
+        uint64_t stat[PREV_KEYS];
+        uint64_t psi_some_us, psi_full_us;
+        uint32_t stat_present;         /* bit i: prev_key(i) was in memory.stat */
+        bool has_psi, has_psi_full;
+};
+
+/* What a cgroup's controller keeps between cycles. A node can run thousands of cgroups, so
+ * only state lives here (docs/design.md, "Memory"): the previous sample as far as the policy
+ * reads it, the last decision as its summary (its commands went to the actuation path), the
+ * policy state as the bytes it uses (policy_state_size(): only as many lruvec slots as it has,
+ * at the end of this allocation), and after it, once a cycle had a histogram, what the idle-age
+ * profile keeps (control-idle.h: the generations of the last reading, not the lruvecs); the
+ * decision and the lruvecs live in the cycle's scratch. */
 struct control_state {
-        struct policy_state policy;
-        struct cgroup_reading prev;
-        bool has_prev;
-        struct lrugen_lruvec *lruvecs; /* this cycle's copy: own memcg + covered descendants */
-        size_t n_lruvecs, cap_lruvecs;
-        struct decision last;
+        struct prev_reading prev;
+        struct decision_summary last;
+        struct job_baseline before;    /* of the decision in flight */
+        struct control_overrides *overrides; /* NULL without runtime overrides */
+        struct control_idle_lists idle_lists; /* memory.stat's LRU lists, last reading */
         uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES];
         uint64_t actions, errors;
         uint64_t stream_files;         /* one-shot stream files dropped (or advised), cumulative */
         uint64_t stream_dropped_bytes; /* … bytes asked to drop, cumulative */
-        bool initialized;              /* policy state set up (by the first cycle) */
+        uint64_t in_flight_token;      /* the in-flight job's token (unique for the daemon's life) */
+        uint32_t policy_size;          /* bytes in policy; 0 before the first cycle */
+        uint32_t idle_size;            /* bytes of the idle-age state after it (idle_of()) */
+        bool has_prev;
         bool has_last;                 /* last holds a decision */
         bool paused;                   /* Pause(): sample, but do not decide or act */
         bool skipped;                  /* the last cycle was skipped because of a pause */
+        bool reclaim_denied_logged;    /* note_reclaim_denied() said it */
         bool in_flight;                /* a job with this cgroup's writes is queued or running */
-        uint64_t in_flight_token;      /* that job's token (unique for the daemon's lifetime) */
-        struct cgroup_reading before;  /* the reading the in-flight decision was made on */
-        struct policy overrides;       /* runtime overrides (Set()): the keys in override_mask */
-        uint32_t override_mask;        /* (1u << enum policy_key); lost on restart only */
-        struct control_idle idle;      /* the idle-age profile of the last cycle */
-        struct lrugen_lruvec *risk_prev; /* the lruvecs of the previous profile (no paths) */
-        size_t n_risk_prev, cap_risk_prev;
-        struct memstat risk_prev_stat; /* memory.stat with them: reclaim in between? */
-        uint64_t risk_prev_usec;
-        bool has_risk_prev;
+        unsigned char policy[];        /* the first policy_size bytes of a struct policy_state,
+                                        * then the idle-age state at idle_offset() */
 };
 
-static const char *const forecast_names[_CONTROL_FORECAST_MAX] = {
-        [CONTROL_FORECAST_T] = "T",
-        [CONTROL_FORECAST_MIN] = "MinColdAge",
-        [CONTROL_FORECAST_MAX] = "MaxColdAge",
-};
+/* Returns where the idle-age state of a state with policy_size bytes of policy starts (from
+ * the state's start), which is also the allocation's size without it: after the policy and the
+ * struct, aligned for its 64-bit fields. */
+static size_t idle_offset(size_t policy_size) {
+        size_t end = MAX(sizeof(struct control_state),
+                         offsetof(struct control_state, policy) + policy_size);
+        return (end + 7) & ~(size_t) 7;
+}
 
-const char *control_forecast_to_string(enum control_forecast f) {
-        return (unsigned) f < _CONTROL_FORECAST_MAX ? forecast_names[f] : NULL;
+/* Returns s's idle-age state, or NULL before its first cycle with a histogram. */
+static struct control_idle_state *idle_of(const struct control_state *s) {
+        if (!s->idle_size)
+                return NULL;
+        return (struct control_idle_state *) ((char *) s + idle_offset(s->policy_size));
 }
 
 void control_cgroup_free(struct cgroup *cg) {
         struct control_state *s = cg ? cg->userdata : NULL;
         if (!s)
                 return;
-        free(s->lruvecs);
-        free(s->risk_prev);
+        free(s->overrides);
         free(s);
         cg->userdata = NULL;
+}
+
+void control_scratch_done(struct control_scratch *x) {
+        free(x->lruvecs);
+        *x = (struct control_scratch) {};
 }
 
 uint64_t control_cgroup_reclaimed_bytes(const struct cgroup *cg) {
@@ -69,6 +114,60 @@ static struct control_state *control_state_get(struct cgroup *cg) {
         if (!cg->userdata)
                 cg->userdata = calloc(1, sizeof(struct control_state));
         return cg->userdata;
+}
+
+/* Copies the stored policy state into *ret, a whole struct: the cycle's working copy. Only
+ * its first policy_state_size() bytes are set, which is all the policy reads. */
+static void policy_load(const struct control_state *s, struct policy_state *ret) {
+        memcpy(ret, s->policy, s->policy_size);
+}
+
+/* Stores *ps as its policy_state_size() bytes at the end of cg's state, which moves when that
+ * size changes. Returns the state, or NULL on OOM (the old state stays). */
+static struct control_state *policy_store(struct cgroup *cg, const struct policy_state *ps) {
+        struct control_state *s = cg->userdata;
+        size_t size = policy_state_size(ps);
+        if (size != s->policy_size) {
+                /* The idle-age state follows the policy's bytes: moved down before a shrink,
+                 * up after a growth, and back when the allocation fails. */
+                size_t from = idle_offset(s->policy_size), to = idle_offset(size);
+                if (to < from)
+                        memmove((char *) s + to, (char *) s + from, s->idle_size);
+                struct control_state *t = realloc(s, to + s->idle_size);
+                if (!t) {
+                        if (to < from)
+                                memmove((char *) s + from, (char *) s + to, s->idle_size);
+                        return NULL;
+                }
+                s = t;
+                if (to > from)
+                        memmove((char *) s + to, (char *) s + from, s->idle_size);
+                cg->userdata = s;
+                s->policy_size = (uint32_t) size;
+        }
+        memcpy(s->policy, ps, size);
+        return s;
+}
+
+static void prev_take(const struct cgroup_reading *rd, struct prev_reading *ret) {
+        *ret = (struct prev_reading) {
+                .now_usec = rd->now_usec,
+                .psi_some_us = rd->psi.some.total_us,
+                .psi_full_us = rd->psi.full.total_us,
+                .has_psi = rd->has_psi,
+                .has_psi_full = rd->psi.has_full,
+        };
+        for (unsigned i = 0; i < PREV_KEYS; i++)
+                if (memstat_get(&rd->stat, prev_key(i), &ret->stat[i]))
+                        ret->stat_present |= UINT32_C(1) << i;
+}
+
+static void baseline_take(const struct memstat *m, struct job_baseline *ret) {
+        struct job_baseline b = {};
+        b.has_anon = memstat_get(m, MEMSTAT_ANON, &b.anon);
+        b.has_file = memstat_get(m, MEMSTAT_FILE, &b.file);
+        b.has_steal = memstat_get(m, MEMSTAT_PGSTEAL_PROACTIVE, &b.steal);
+        *ret = b;
 }
 
 int control_cgroup_set_paused(struct cgroup *cg, bool paused) {
@@ -89,35 +188,56 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
                 return -EINVAL;
         const struct control_state *s = cg->userdata;
         *ret = (struct control_snapshot) {
-                .path = cg->path,
+                .path = cg->name,
                 .id = cg->id,
-                .section = cg->section ? cg->section->glob : "-",
+                .section = cg->section ? cg->section->name : "Defaults",
                 .mode = policy_mode_to_string(cg->policy.mode),
                 .reason = "none",
                 .min_cold_age_usec = cg->policy.min_cold_age_usec,
                 .max_cold_age_usec = cg->policy.max_cold_age_usec,
         };
+        const struct container_identity *ci = &cg->container;
+        if (ci->kind != CONTAINER_KIND_NONE) {
+                ret->runtime = container_runtime_to_string(ci->runtime);
+                ret->container_id = ci->kind == CONTAINER_KIND_CONTAINER ? ci->id : NULL;
+                ret->pod_uid = ci->pod_uid[0] ? ci->pod_uid : NULL;
+                ret->qos_class = qos_class_to_string(ci->qos);
+        }
+        if (cg->annotation.policy_name[0])
+                ret->annotated_policy = cg->annotation.policy_name;
+        for (unsigned k = 0; k < _POLICY_KEY_MAX; k++)
+                if (cg->annotation.set_mask & (1u << k)) {
+                        char v[48];
+                        snprintf(ret->annotations[ret->n_annotations++], sizeof ret->annotations[0],
+                                 "%s=%s", policy_key_to_string(k),
+                                 policy_key_format(v, sizeof v, &cg->annotation.overrides, k));
+                }
         if (!s)
                 return 0;
-        ret->idle = s->idle;
+        ret->idle_lists = s->idle_lists;
+        ret->idle_state = idle_of(s);
         ret->paused = s->paused;
-        for (unsigned k = 0; k < _POLICY_KEY_MAX; k++)
-                if (s->override_mask & (1u << k)) {
+        for (unsigned k = 0; k < _POLICY_KEY_MAX && s->overrides; k++)
+                if (s->overrides->mask & (1u << k)) {
                         char v[48];
                         snprintf(ret->overrides[ret->n_overrides++], sizeof ret->overrides[0],
                                  "%s=%s", policy_key_to_string(k),
-                                 policy_key_format(v, sizeof v, &s->overrides, k));
+                                 policy_key_format(v, sizeof v, &s->overrides->policy, k));
                 }
-        ret->cold_age_usec = s->initialized ? s->policy.cold_age_usec : 0;
+        if (s->policy_size) {
+                struct policy_state ps;
+                policy_load(s, &ps);
+                ret->cold_age_usec = ps.cold_age_usec;
+        }
         memcpy(ret->reclaimed_bytes, s->reclaimed_bytes, sizeof ret->reclaimed_bytes);
         ret->actions = s->actions;
         ret->errors = s->errors;
         ret->stream_files = s->stream_files;
         ret->stream_dropped_bytes = s->stream_dropped_bytes;
         if (s->has_last) {
-                const struct decision *d = &s->last;
+                const struct decision_summary *d = &s->last;
                 ret->reason = decision_reason_to_string(d->reason);
-                if (decision_format(d, ret->line, sizeof ret->line) < 0)
+                if (decision_summary_format(d, ret->line, sizeof ret->line) < 0)
                         ret->line[0] = 0;
                 ret->has_estimates = d->has_estimates;
                 memcpy(ret->cold_bytes, d->cold_bytes, sizeof ret->cold_bytes);
@@ -131,41 +251,54 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
         return 0;
 }
 
-static int append_lruvecs(struct control_state *s, const struct lrugen_lruvec *first, size_t n) {
-        if (s->n_lruvecs + n > s->cap_lruvecs) {
-                size_t cap = MAX(s->cap_lruvecs * 2, s->n_lruvecs + n);
-                struct lrugen_lruvec *v = realloc(s->lruvecs, cap * sizeof *v);
-                if (!v)
-                        return -ENOMEM;
-                s->lruvecs = v;
-                s->cap_lruvecs = cap;
-        }
-        memcpy(s->lruvecs + s->n_lruvecs, first, n * sizeof *first);
-        s->n_lruvecs += n;
+/* Makes room for n lruvecs in the scratch. Returns 0 or -ENOMEM. */
+static int scratch_reserve(struct control_scratch *x, size_t n) {
+        if (n <= x->cap)
+                return 0;
+        size_t cap = MAX(x->cap * 2, n);
+        struct lrugen_lruvec *v = reallocarray(x->lruvecs, cap, sizeof *v);
+        if (!v)
+                return -ENOMEM;
+        x->lruvecs = v;
+        x->cap = cap;
         return 0;
 }
 
-/* Collects the lruvecs of cg's memcg and of the unmanaged descendants its work covers. On 7.x
- * the lru_gen id is the cgroup id; on 6.x (private 16-bit ids) we fall back to the path. */
-static int collect_lruvecs(const struct lrugen *l, struct cgroup *cg, struct control_state *s) {
+/* Finds the lruvecs of cg's memcg and of the unmanaged descendants its work covers. On 7.x the
+ * lru_gen id is the cgroup id; on 6.x (private 16-bit ids) we fall back to the path. Sets
+ * *ret_lruvecs to them: into the histogram itself when they are all cg's own (no copy), else
+ * gathered in the scratch, which the next call reuses. Returns their number or -ENOMEM. */
+static ssize_t collect_lruvecs(const struct lrugen *l, const struct cgroup *cg,
+                               struct control_scratch *x, const struct lrugen_lruvec **ret_lruvecs) {
         const struct lrugen_lruvec *first;
-        size_t n;
-        int r;
+        size_t n, total;
 
-        s->n_lruvecs = 0;
+        *ret_lruvecs = NULL;
         if (!l)
                 return 0;
         n = lrugen_find_memcg(l, cg->id, &first);
         if (n == 0 && (first = lrugen_find_path(l, cg->path)))
                 n = lrugen_find_memcg(l, first->memcg_id, &first);
-        if (n > 0 && (r = append_lruvecs(s, first, n)) < 0)
-                return r;
-        for (size_t i = 0; i < cg->n_covered; i++) {
-                n = lrugen_find_memcg(l, cg->covered_ids[i], &first);
-                if (n > 0 && (r = append_lruvecs(s, first, n)) < 0)
-                        return r;
+        total = n;
+        for (size_t i = 0; i < cg->n_covered; i++)
+                total += lrugen_find_memcg(l, cg->covered_ids[i], NULL);
+        if (total == n) {
+                *ret_lruvecs = n > 0 ? first : NULL;
+                return (ssize_t) n;
         }
-        return 0;
+        if (scratch_reserve(x, total) < 0)
+                return -ENOMEM;
+        if (n > 0)
+                memcpy(x->lruvecs, first, n * sizeof *first);
+        for (size_t i = 0; i < cg->n_covered; i++) {
+                const struct lrugen_lruvec *c;
+                size_t k = lrugen_find_memcg(l, cg->covered_ids[i], &c);
+                if (k > 0)
+                        memcpy(x->lruvecs + n, c, k * sizeof *c);
+                n += k;
+        }
+        *ret_lruvecs = x->lruvecs;
+        return (ssize_t) n;
 }
 
 static void fill_sample(const struct cgroup_reading *rd, const struct lrugen_lruvec *lruvecs,
@@ -182,10 +315,27 @@ static void fill_sample(const struct cgroup_reading *rd, const struct lrugen_lru
         };
 }
 
+/* A previous sample: what prev_reading kept, the rest zero or absent (the policy does not read
+ * it). */
+static void fill_prev_sample(const struct prev_reading *pr, struct cgroup_sample *ret) {
+        *ret = (struct cgroup_sample) {
+                .now_usec = pr->now_usec,
+                .psi.some.total_us = pr->psi_some_us,
+                .psi.full.total_us = pr->psi_full_us,
+                .psi.has_full = pr->has_psi_full,
+                .has_psi = pr->has_psi,
+        };
+        for (unsigned i = 0; i < PREV_KEYS; i++)
+                if (pr->stat_present & (UINT32_C(1) << i)) {
+                        ret->stat.value[prev_key(i)] = pr->stat[i];
+                        ret->stat.present |= UINT32_C(1) << prev_key(i);
+                }
+}
+
 /* Runs policy_decide() for one cgroup reading (prev may be NULL) on the cycle's host
  * readings; advise says that the decision is only reported. Returns 0 or -errno. */
 static int decide(const struct cycle_input *in, const struct policy *p, bool advise,
-                  const struct policy_state *state, const struct cgroup_reading *prev,
+                  const struct policy_state *state, const struct prev_reading *prev,
                   const struct cgroup_reading *cur, const struct lrugen_lruvec *lruvecs,
                   size_t n_lruvecs, struct policy_state *ret_state, struct decision *ret) {
         struct kernel_caps caps = *in->caps;
@@ -195,18 +345,31 @@ static int decide(const struct cycle_input *in, const struct policy *p, bool adv
         struct cgroup_sample sp, sc;
         fill_sample(cur, lruvecs, n_lruvecs, in->lrugen && n_lruvecs > 0, &sc);
         if (prev)
-                fill_sample(prev, NULL, 0, false, &sp);
+                fill_prev_sample(prev, &sp);
         return policy_decide(p, &caps, state, prev ? &sp : NULL, &sc, in->host_prev, in->host_cur,
                              in->host_limits, ret_state, ret);
 }
 
+/* Says once per cgroup that its memory.reclaim may not be written (docs/design.md, "Delegated
+ * cgroups"). */
+static void note_reclaim_denied(struct cgroup *cg, struct control_state *s) {
+        if (s->reclaim_denied_logged)
+                return;
+        s->reclaim_denied_logged = true;
+        log_notice("%s: memory.reclaim is not writable (the cgroup is owned by uid %u, delegated): "
+                   "its memory.reclaim decisions are advice only; lru_gen eviction is not "
+                   "affected. Give the daemon CAP_DAC_OVERRIDE to manage it fully.",
+                   cg->name, (unsigned) cg->files.owner);
+}
+
 /* Reports a decision that is only reported (advice, or an active decision without writes). */
 static void report_advice(const struct report_sink *report, const struct cgroup *cg,
-                          const struct decision *d) {
+                          const struct decision_summary *d) {
         bool would_act = d->n_reclaims > 0 ||
                          (d->reason == DECISION_EVICT_COLD || d->reason == DECISION_EVICT_STREAM);
         if (report && report->advice)
-                report->advice(report->userdata, cg->path, cg->section ? cg->section->glob : "-",
+                report->advice(report->userdata, cg->name,
+                               cg->section ? cg->section->name : "Defaults",
                                d, would_act);
 }
 
@@ -229,17 +392,17 @@ static void drop_done(struct cgroup *cg, struct control_state *s, const struct a
                         small_files++;
                         small_bytes += d->length;
                         small_last = d->path;
-                        log_debug("%s: %s %s of %s, small file read once.", cg->path, verb,
+                        log_debug("%s: %s %s of %s, small file read once.", cg->name, verb,
                                   format_bytes(b1, sizeof b1, d->length), d->path);
                         continue;
                 }
-                log_info("%s: %s %s of %s, read once (%s of %s read).", cg->path, verb,
+                log_info("%s: %s %s of %s, read once (%s of %s read).", cg->name, verb,
                          format_bytes(b1, sizeof b1, d->length), d->path,
                          format_bytes(b2, sizeof b2, d->read_bytes),
                          format_bytes(b3, sizeof b3, d->size_bytes));
         }
         if (small_files > 0)
-                log_info("%s: %s %s of %u small files read once (the last %s).", cg->path, verb,
+                log_info("%s: %s %s of %u small files read once (the last %s).", cg->name, verb,
                          format_bytes(b1, sizeof b1, small_bytes), small_files, small_last);
 }
 
@@ -266,14 +429,25 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
         s->in_flight = false;
         if (j->vanished)
                 cg->vanished = true;
-        if (j->failed > 0) {
+        if (j->failed > 0 && j->decision.n_reclaims > 0 &&
+            (j->last_error == -EACCES || j->last_error == -EPERM)) {
+                /* Permissions changed under us (a subtree delegated since we opened it): not an
+                 * error to repeat every cycle. */
+                cg->files.reclaim_denied = true;
+                note_reclaim_denied(cg, s);
+        } else if (j->failed > 0) {
                 s->errors += j->failed;
-                policy_note_error(&s->policy, j->finished_usec);
+                if (s->policy_size) {
+                        struct policy_state ps;
+                        policy_load(s, &ps);
+                        policy_note_error(&ps, j->finished_usec);
+                        s = policy_store(cg, &ps); /* the same size: it stays in place */
+                }
         }
         if (j->advise_ageing || (j->asked_bytes == 0 && j->failed == 0)) {
                 /* Ageing only: nothing leaves memory, nothing to measure or to report above
                  * debug (it happens about every T/2). */
-                log_debug("%s: aged %u lruvec%s (%s)", cg->path, j->decision.n_age,
+                log_debug("%s: aged %u lruvec%s (%s)", cg->name, j->decision.n_age,
                           j->decision.n_age == 1 ? "" : "s",
                           decision_reason_to_string(j->decision.reason));
                 if (!j->advise_ageing)
@@ -284,16 +458,18 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
         s->actions++;
 
         struct cgroup_reading after;
-        if (!cg->vanished && cgroup_read(cg, j->finished_usec, &after) >= 0) {
-                const struct memstat *b = &s->before.stat, *a = &after.stat;
-                uint64_t a0 = 0, a1 = 0, f0 = 0, f1 = 0;
-                memstat_get(b, MEMSTAT_ANON, &a0);
+        if (!cg->vanished && cgroup_read(cg, j->finished_usec, &after, NULL) >= 0) {
+                const struct job_baseline *b = &s->before;
+                const struct memstat *a = &after.stat;
+                uint64_t a0 = b->has_anon ? b->anon : 0, f0 = b->has_file ? b->file : 0;
+                uint64_t a1 = 0, f1 = 0, s1 = 0;
                 memstat_get(a, MEMSTAT_ANON, &a1);
-                memstat_get(b, MEMSTAT_FILE, &f0);
                 memstat_get(a, MEMSTAT_FILE, &f1);
                 got_anon = a0 > a1 ? a0 - a1 : 0;
                 got_file = f0 > f1 ? f0 - f1 : 0;
-                uint64_t steal = memstat_delta(b, a, MEMSTAT_PGSTEAL_PROACTIVE);
+                /* memstat_delta(): 0 when absent from either reading or gone backwards. */
+                bool has_s1 = memstat_get(a, MEMSTAT_PGSTEAL_PROACTIVE, &s1);
+                uint64_t steal = b->has_steal && has_s1 && s1 >= b->steal ? s1 - b->steal : 0;
                 if (steal == 0) {
                         got_anon = got_file = 0; /* the workload freed it, not us */
                 } else if (steal * j->page_size < got_anon + got_file) {
@@ -306,15 +482,15 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
                 s->reclaimed_bytes[LRUGEN_ANON] += got_anon;
                 s->reclaimed_bytes[LRUGEN_FILE] += got_file;
         }
-        const struct decision *d = &j->decision;
+        const struct decision_summary *d = &j->decision;
         struct action_report ar = {
-                .cgroup = cg->path,
+                .cgroup = cg->name,
                 .action = d->n_reclaims > 0 ? "reclaim" : "evict",
                 .asked_bytes = j->asked_bytes,
                 .got_bytes = { [LRUGEN_ANON] = got_anon, [LRUGEN_FILE] = got_file },
                 .reason = decision_reason_to_string(d->reason),
                 .error = j->last_error,
-                .section = cg->section ? cg->section->glob : "-",
+                .section = cg->section ? cg->section->name : "Defaults",
                 .decision = d,
         };
         if (report && report->action)
@@ -330,9 +506,9 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
         if (!in->dry_run && !advise_ageing && log_get_max_level() >= LOG_DEBUG) {
                 char line[1024];
                 if (decision_format(d, line, sizeof line) >= 0)
-                        log_debug("%s: decision: %s", cg->path, line);
+                        log_debug("%s: decision: %s", cg->name, line);
         }
-        struct actuator_job *j = actuator_job_new(cg->id, cg->path, cg->files.dirfd, in->lrugen_write_fd,
+        struct actuator_job *j = actuator_job_new(cg->id, cg->name, cg->files.dirfd, in->lrugen_write_fd,
                                                   in->caps->page_size, in->dry_run, d);
         if (!j)
                 return -ENOMEM;
@@ -340,11 +516,11 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
         j->advise_ageing = advise_ageing;
         j->submitted_usec = cur->now_usec;
         j->token = ++next_token;
-        s->before = *cur;
+        baseline_take(&cur->stat, &s->before);
         s->in_flight = true;
         s->in_flight_token = j->token;
         if (!advise_ageing) {
-                s->prev = *cur;
+                prev_take(cur, &s->prev);
                 s->has_prev = true;
         }
         int r = actuator_submit(act, j);
@@ -353,74 +529,36 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
         return r == -ESHUTDOWN ? 0 : r;
 }
 
-/* Keeps this cycle's lruvecs for the next re-access measurement, without their paths (they
- * point into the histogram, which the next read replaces). Returns 0 or -ENOMEM. */
-static int keep_risk_lruvecs(struct control_state *s, const struct cgroup_reading *cur) {
-        if (s->n_lruvecs > s->cap_risk_prev) {
-                struct lrugen_lruvec *v = realloc(s->risk_prev, s->n_lruvecs * sizeof *v);
-                if (!v)
-                        return -ENOMEM;
-                s->risk_prev = v;
-                s->cap_risk_prev = s->n_lruvecs;
-        }
-        if (s->n_lruvecs > 0)
-                memcpy(s->risk_prev, s->lruvecs, s->n_lruvecs * sizeof *s->lruvecs);
-        for (size_t i = 0; i < s->n_lruvecs; i++)
-                s->risk_prev[i].path = NULL;
-        s->n_risk_prev = s->n_lruvecs;
-        s->risk_prev_stat = cur->stat;
-        s->risk_prev_usec = cur->now_usec;
-        s->has_risk_prev = true;
-        return 0;
-}
-
 /* Updates cg's idle-age profile from this cycle's reading (docs/design.md, "Idle-age
- * profile"): the ladder, what T, MinColdAge= and MaxColdAge= would free, and the re-access rate
- * since the previous reading. p is the policy decided with, t the decision's T. Returns 0 or
- * -ENOMEM. */
-static int idle_update(struct control_state *s, const struct cycle_input *in,
-                       const struct cgroup_reading *cur, const struct policy *p, uint64_t t) {
-        struct control_idle *x = &s->idle;
-        uint64_t ps = in->caps->page_size;
-
-        x->read_usec = cur->now_usec;
-        x->has_lists = memstat_get(&cur->stat, MEMSTAT_ACTIVE_ANON, &x->active[LRUGEN_ANON]) &&
-                       memstat_get(&cur->stat, MEMSTAT_INACTIVE_ANON, &x->inactive[LRUGEN_ANON]) &&
-                       memstat_get(&cur->stat, MEMSTAT_ACTIVE_FILE, &x->active[LRUGEN_FILE]) &&
-                       memstat_get(&cur->stat, MEMSTAT_INACTIVE_FILE, &x->inactive[LRUGEN_FILE]);
-        x->has_profile = false;
-        if (!in->lrugen) {
-                s->has_risk_prev = false;
-                return 0;
-        }
-        if (x->risk.n == 0)
-                (void) idle_risk_init(&x->risk, idle_ladder_default_usec, IDLE_LADDER_DEFAULT_N);
-        if (idle_profile_compute(s->lruvecs, s->n_lruvecs, &s->policy, cur->now_usec, ps,
-                                 idle_ladder_default_usec, IDLE_LADDER_DEFAULT_N, &x->profile) < 0)
-                return 0;
+ * profile"): p is the policy decided with, t the decision's T, ps the policy state after it.
+ * Gives the idle-age state the room for this reading's lruvecs at the end of cg's state, which
+ * may move. Returns 0 or -ENOMEM (the profile then shows nothing). */
+static int idle_update(struct cgroup *cg, const struct cycle_input *in,
+                       const struct cgroup_reading *cur, const struct lrugen_lruvec *lruvecs,
+                       size_t n_lruvecs, const struct policy *p, const struct policy_state *ps,
+                       uint64_t t) {
+        struct control_state *s = cg->userdata;
         struct cgroup_sample sc;
-        fill_sample(cur, s->lruvecs, s->n_lruvecs, s->n_lruvecs > 0, &sc);
-        const uint64_t thresholds[_CONTROL_FORECAST_MAX] = {
-                [CONTROL_FORECAST_T] = t,
-                [CONTROL_FORECAST_MIN] = p->min_cold_age_usec,
-                [CONTROL_FORECAST_MAX] = p->max_cold_age_usec,
-        };
-        for (int i = 0; i < _CONTROL_FORECAST_MAX; i++)
-                if (idle_forecast_compute(p, in->caps, &s->policy, &sc, thresholds[i],
-                                          &x->forecasts[i]) < 0)
-                        return 0;
-        x->has_profile = true;
-        if (s->has_risk_prev) {
-                /* Without pgsteal nothing tells eviction from re-access: skip the interval. */
-                uint64_t reclaimed = memstat_has(&cur->stat, MEMSTAT_PGSTEAL)
-                                             ? memstat_delta(&s->risk_prev_stat, &cur->stat,
-                                                             MEMSTAT_PGSTEAL)
-                                             : 1;
-                (void) idle_risk_account(&x->risk, s->risk_prev, s->n_risk_prev, s->risk_prev_usec,
-                                         s->lruvecs, s->n_lruvecs, cur->now_usec, &s->policy, ps,
-                                         reclaimed);
+
+        fill_sample(cur, lruvecs, n_lruvecs, in->lrugen && n_lruvecs > 0, &sc);
+        if (!control_idle_begin(&s->idle_lists, idle_of(s), in, &sc))
+                return 0;
+        size_t size = control_idle_state_size(n_lruvecs);
+        if (size != s->idle_size) {
+                struct control_state *grown = realloc(s, idle_offset(s->policy_size) + size);
+                if (!grown) {
+                        if (s->idle_size)
+                                idle_of(s)->has_profile = false;
+                        return -ENOMEM;
+                }
+                cg->userdata = s = grown;
+                bool fresh = s->idle_size == 0;
+                s->idle_size = (uint32_t) size;
+                if (fresh)
+                        control_idle_init(idle_of(s));
         }
-        return keep_risk_lruvecs(s, cur);
+        control_idle_keep(idle_of(s), in, &sc, p, ps, t);
+        return 0;
 }
 
 int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct actuator *act) {
@@ -432,22 +570,33 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
         s = control_state_get(cg);
         if (!s)
                 return -ENOMEM;
-        if (!s->initialized) {
-                policy_state_init(&s->policy, &cg->policy, now_usec);
-                s->initialized = true;
+        /* The cycle's working copy of the state: on the stack, stored back at its size. */
+        struct policy_state ps;
+        if (s->policy_size)
+                policy_load(s, &ps);
+        else {
+                policy_state_init(&ps, &cg->policy, now_usec);
+                if (!(s = policy_store(cg, &ps)))
+                        return -ENOMEM;
         }
 
-        r = cgroup_read(cg, now_usec, &cur);
+        struct cgroup_read_error err;
+        r = cgroup_read(cg, now_usec, &cur, &err);
         if (r == -ENOENT)
                 return 0;
         if (r < 0) {
-                log_warning_errno(r, "%s: cannot read memory files: %m", cg->path);
+                if (err.line > 0)
+                        log_warning_errno(r, "%s: cannot read %s, line %u: %m", cg->name,
+                                          cgroup_file_name(err.file), err.line);
+                else
+                        log_warning_errno(r, "%s: cannot read %s: %m", cg->name,
+                                          cgroup_file_name(err.file));
                 return r == -ENOMEM ? r : 0;
         }
         s->skipped = s->paused || in->paused_all;
         if (s->skipped) {
                 /* Keep sampling, so rates are right again the cycle after Resume(). */
-                s->prev = cur;
+                prev_take(&cur, &s->prev);
                 s->has_prev = true;
                 return 0;
         }
@@ -455,12 +604,26 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                 /* The previous decision's writes are still running (the kernel can take
                  * seconds per eviction): decide again once their effect can be measured. The
                  * previous sample stays, so the next rates cover the whole interval. */
-                log_debug("%s: previous writes still running, skipping this cycle.", cg->path);
+                log_debug("%s: previous writes still running, skipping this cycle.", cg->name);
                 return 0;
         }
-        r = collect_lruvecs(in->lrugen, cg, s);
-        if (r < 0)
-                return r;
+        if (in->lrugen && lrugen_memcg_bad(in->lrugen, cg->id, cg->path)) {
+                /* Its record was malformed this read: no decision on a partial picture (the
+                 * fallback would act blind). The previous sample stays. */
+                log_debug("%s: malformed lru_gen record, skipping this cycle.", cg->name);
+                return 0;
+        }
+        if (actuator_pending(act) >= ACTUATOR_MAX_QUEUED) {
+                /* The writer is behind: decide again next cycle, over the whole interval. */
+                log_debug("%s: %u writes queued, skipping this cycle.", cg->name,
+                          actuator_pending(act));
+                return 0;
+        }
+        struct control_scratch local = {};
+        const struct lrugen_lruvec *lruvecs;
+        ssize_t n = collect_lruvecs(in->lrugen, cg, in->scratch ?: &local, &lruvecs);
+        if (n < 0)
+                return (int) n;
 
         struct policy p = cg->policy;
         bool advise = in->dry_run || p.mode == POLICY_MODE_ADVISE;
@@ -468,19 +631,31 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                 p.mode = POLICY_MODE_ADVISE;
 
         struct decision d;
-        r = decide(in, &p, advise, &s->policy, s->has_prev ? &s->prev : NULL, &cur, s->lruvecs,
-                   s->n_lruvecs, &s->policy, &d);
+        r = decide(in, &p, advise, &ps, s->has_prev ? &s->prev : NULL, &cur, lruvecs, (size_t) n,
+                   &ps, &d);
         if (r < 0) {
-                log_warning_errno(r, "%s: policy rejected the sample: %m", cg->path);
-                s->prev = cur;
+                control_scratch_done(&local);
+                log_warning_errno(r, "%s: policy rejected the sample: %m", cg->name);
+                prev_take(&cur, &s->prev);
                 s->has_prev = true;
                 return 0;
         }
-        s->last = d;
-        s->has_last = true;
-        r = idle_update(s, in, &cur, &p, d.cold_age_usec);
+        s = policy_store(cg, &ps);
+        /* Before the scratch goes: the lruvecs may be in it. */
+        r = s ? idle_update(cg, in, &cur, lruvecs, (size_t) n, &p, &ps, d.cold_age_usec) : -ENOMEM;
+        control_scratch_done(&local);
         if (r < 0)
                 return r;
+        s = cg->userdata; /* idle_update() may have moved it */
+        if (!advise && d.n_reclaims > 0 && cg->files.reclaim_denied) {
+                /* A subtree delegated to a user: its memory.reclaim is the user's. lru_gen
+                 * eviction goes through debugfs and is not affected; this decision is advice. */
+                note_reclaim_denied(cg, s);
+                advise = true;
+                d.advise = true;
+        }
+        decision_summarize(&d, &s->last);
+        s->has_last = true;
 
         if (advise && !in->dry_run && d.n_age > 0 && in->caps->lrugen_write) {
                 /* Mode=advise still ages: ageing moves no page out of memory, and without it
@@ -495,8 +670,8 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
         if (advise || (d.n_cmds == 0 && d.n_reclaims == 0)) {
                 /* In active mode a decision without writes is reported too (the journal sink
                  * logs it at debug), so --log-level=debug shows why nothing was reclaimed. */
-                report_advice(in->report, cg, &d);
-                s->prev = cur;
+                report_advice(in->report, cg, &s->last);
+                prev_take(&cur, &s->prev);
                 s->has_prev = true;
                 return 0;
         }
@@ -504,18 +679,18 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
         r = submit(in, act, cg, s, &cur, &d, false); /* logs the decision at debug level */
         if (r < 0)
                 return r;
-        s->prev = cur;
+        prev_take(&cur, &s->prev);
         s->has_prev = true;
         return 0;
 }
 
-/* Copies the overridden keys of s over *p; when that makes MinColdAge > MaxColdAge, the
+/* Copies the overridden keys of o over *p; when that makes MinColdAge > MaxColdAge, the
  * overridden bound wins and the other follows it. */
-static void apply_overrides(const struct control_state *s, struct policy *p) {
-        policy_copy_keys(p, &s->overrides, s->override_mask);
+static void apply_overrides(const struct control_overrides *o, struct policy *p) {
+        policy_copy_keys(p, &o->policy, o->mask);
         if (p->min_cold_age_usec <= p->max_cold_age_usec)
                 return;
-        if (s->override_mask & (1u << POLICY_KEY_MAX_COLD_AGE))
+        if (o->mask & (1u << POLICY_KEY_MAX_COLD_AGE))
                 p->min_cold_age_usec = p->max_cold_age_usec;
         else
                 p->max_cold_age_usec = p->min_cold_age_usec;
@@ -523,8 +698,8 @@ static void apply_overrides(const struct control_state *s, struct policy *p) {
 
 void control_cgroup_apply_overrides(struct cgroup *cg) {
         const struct control_state *s = cg->userdata;
-        if (s && s->override_mask)
-                apply_overrides(s, &cg->policy);
+        if (s && s->overrides && s->overrides->mask)
+                apply_overrides(s->overrides, &cg->policy);
 }
 
 int control_cgroup_set_override(struct cgroup *cg, const struct policy *base, enum policy_key k,
@@ -536,27 +711,27 @@ int control_cgroup_set_override(struct cgroup *cg, const struct policy *base, en
                 *ret_reason = "unknown policy key";
                 return -EINVAL;
         }
-        struct policy overrides = s->overrides;
-        uint32_t mask = s->override_mask;
+        struct control_overrides o = s->overrides ? *s->overrides : (struct control_overrides) {};
         if (!value || !*value)
-                mask &= ~(1u << k);
+                o.mask &= ~(1u << k);
         else {
                 /* Parse over the effective value, so that only key k changes. */
                 struct policy v = cg->policy;
                 int r = config_parse_policy_key(&v, k, value, ret_reason);
                 if (r < 0)
                         return r;
-                policy_copy_key(&overrides, &v, k);
-                mask |= 1u << k;
+                policy_copy_key(&o.policy, &v, k);
+                o.mask |= 1u << k;
         }
         struct policy p = *base;
-        policy_copy_keys(&p, &overrides, mask);
+        policy_copy_keys(&p, &o.policy, o.mask);
         if (p.min_cold_age_usec > p.max_cold_age_usec) {
                 *ret_reason = "MinColdAge= would be greater than MaxColdAge=";
                 return -EINVAL;
         }
-        s->overrides = overrides;
-        s->override_mask = mask;
+        if (!s->overrides && !(s->overrides = malloc(sizeof *s->overrides)))
+                return -ENOMEM;
+        *s->overrides = o;
         cg->policy = p;
         return 0;
 }
@@ -564,30 +739,30 @@ int control_cgroup_set_override(struct cgroup *cg, const struct policy *base, en
 int control_cgroup_advise(struct cgroup *cg, const struct cycle_input *in, char *buf, size_t size) {
         uint64_t now_usec = in->now_usec;
         const struct control_state *s = cg->userdata;
-        struct control_state tmp = {};
+        struct control_scratch local = {};
+        const struct lrugen_lruvec *lruvecs;
         struct policy_state state;
         struct cgroup_reading cur;
         struct decision d;
         int r;
 
-        r = cgroup_read(cg, now_usec, &cur);
+        r = cgroup_read(cg, now_usec, &cur, NULL);
         if (r < 0)
                 return r;
-        /* The lruvecs go to a scratch buffer: s->lruvecs may back a decision in flight. */
-        r = collect_lruvecs(in->lrugen, cg, &tmp);
-        if (r < 0)
-                goto out;
+        /* Our own scratch: this runs between cycles (a bus call), the cycle's may be in use. */
+        ssize_t n = collect_lruvecs(in->lrugen, cg, &local, &lruvecs);
+        if (n < 0)
+                return (int) n;
         struct policy p = cg->policy;
         p.mode = POLICY_MODE_ADVISE;
-        if (s && s->initialized)
-                state = s->policy;
+        if (s && s->policy_size)
+                policy_load(s, &state);
         else
                 policy_state_init(&state, &p, now_usec);
-        r = decide(in, &p, true, &state, s && s->has_prev ? &s->prev : NULL, &cur, tmp.lruvecs,
-                   tmp.n_lruvecs, &state, &d);
+        r = decide(in, &p, true, &state, s && s->has_prev ? &s->prev : NULL, &cur, lruvecs,
+                   (size_t) n, &state, &d);
         if (r >= 0 && decision_format(&d, buf, size) < 0)
                 r = -EINVAL;
-out:
-        free(tmp.lruvecs);
+        control_scratch_done(&local);
         return r;
 }

@@ -55,7 +55,7 @@ static const struct {
         { DECISION_FLAG_TRUNCATED, "too many lruvecs: truncated" },
 };
 
-static void add_plan(struct line *l, const struct decision *d) {
+static void add_plan(struct line *l, const struct decision_summary *d) {
         char a[16], f[16], t[16], sw[16];
         uint64_t anon = d->planned_bytes[LRUGEN_ANON], file = d->planned_bytes[LRUGEN_FILE];
 
@@ -93,6 +93,15 @@ static void add_plan(struct line *l, const struct decision *d) {
 }
 
 int decision_format(const struct decision *d, char *buf, size_t size) {
+        struct decision_summary s;
+
+        if (!d)
+                return -EINVAL;
+        decision_summarize(d, &s);
+        return decision_summary_format(&s, buf, size);
+}
+
+int decision_summary_format(const struct decision_summary *d, char *buf, size_t size) {
         struct line l = {};
         char a[16], f[16], t[16];
         const char *reason;

@@ -41,7 +41,7 @@ struct page_cache_inserts_bpf;
 #define FILEID_INO32_GEN 1
 
 /* Per-cycle bounds over all cgroups: files acted on, and bytes asked to drop. */
-#define STREAMS_MAX_FILES_PER_CYCLE 512
+#define STREAMS_MAX_FILES_PER_CYCLE 128
 #define STREAMS_MAX_BYTES_PER_CYCLE (UINT64_C(1) << 30)
 /* Verdicts of files with at least this much inserted are logged when they change. */
 #define STREAMS_LOG_MIN_BYTES (UINT64_C(16) << 20)
@@ -63,12 +63,13 @@ struct mount_entry {
 #define MOUNT_UNKNOWN (-2)
 
 struct streams {
-        struct page_cache_inserts_bpf *skel;       /* NULL: fed by streams_feed() only (tests) */
+        struct page_cache_inserts_bpf *skel; /* NULL: fed by streams_feed() only (tests) */
+        bool no_batch;                  /* the kernel refused batch lookups: key by key */
         streams_open_file_fn open_file; /* by handle; tests open their own files */
         void *open_userdata;
         char *proc_root;
         struct file_entry *files, *next; /* sorted by key; next is the drain buffer */
-        size_t n_files, cap;
+        size_t n_files, cap;            /* cap grows as the map fills, to STREAMS_MAP_ENTRIES */
         struct mount_entry *mounts;
         size_t n_mounts;
 };
@@ -96,16 +97,6 @@ int streams_new(const char *proc_root, struct streams **ret) {
         if (!s->proc_root)
                 return -ENOMEM;
         s->open_file = open_by_handle;
-        s->open_userdata = s;
-        s->cap = STREAMS_MAP_ENTRIES;
-        s->files = calloc(s->cap, sizeof *s->files);
-        s->next = calloc(s->cap, sizeof *s->next);
-        if (!s->files || !s->next) {
-                free(s->files);
-                free(s->next);
-                free(s->proc_root);
-                return -ENOMEM;
-        }
         s->open_userdata = s;
         *ret = TAKE_PTR(s);
         return 0;
@@ -161,29 +152,115 @@ void streams_free(struct streams *s) {
 static void table_swap_in(struct streams *s, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 struct file_entry *e = &s->next[i];
-                const struct file_entry *old = bsearch(&e->key, s->files, s->n_files,
-                                                       sizeof *s->files, key_cmp);
+                const struct file_entry *old =
+                        s->n_files ? bsearch(&e->key, s->files, s->n_files, sizeof *s->files,
+                                             key_cmp)
+                                   : NULL;
                 e->prev_pages = old ? old->val.pages : 0;
                 e->dropped_to = old ? old->dropped_to : 0;
                 e->verdict = old ? old->verdict : STREAM_UNSURE;
         }
-        qsort(s->next, n, sizeof *s->next, key_cmp);
+        if (n > 0)
+                qsort(s->next, n, sizeof *s->next, key_cmp);
         struct file_entry *t = s->files;
         s->files = s->next;
         s->next = t;
         s->n_files = n;
 }
 
+/* Makes room for n files in both tables. The map holds up to STREAMS_MAP_ENTRIES, but on most
+ * nodes a few streams at a time: the tables grow with what the map holds. Returns 0 or
+ * -ENOMEM. */
+static int tables_reserve(struct streams *s, size_t n) {
+        if (n <= s->cap)
+                return 0;
+        size_t cap = MIN(MAX(MAX(s->cap * 2, n), (size_t) 64), (size_t) STREAMS_MAP_ENTRIES);
+        struct file_entry *f = reallocarray(s->files, cap, sizeof *f);
+        if (!f)
+                return -ENOMEM;
+        s->files = f;
+        struct file_entry *x = reallocarray(s->next, cap, sizeof *x);
+        if (!x)
+                return -ENOMEM;
+        s->next = x;
+        s->cap = cap;
+        return 0;
+}
+
 int streams_feed(struct streams *s, const struct streams_key *keys, const struct streams_val *vals,
                  size_t n) {
-        if (n > s->cap)
+        if (n > STREAMS_MAP_ENTRIES)
                 return -E2BIG;
+        int r = tables_reserve(s, n);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < n; i++)
                 s->next[i] = (struct file_entry) { .key = keys[i], .val = vals[i] };
-        qsort(s->next, n, sizeof *s->next, key_cmp);
+        if (n > 0)
+                qsort(s->next, n, sizeof *s->next, key_cmp);
         table_swap_in(s, n);
         return 0;
 }
+
+#if HAVE_BPF
+/* Map entries read per bpf() call: one walk of a full map (16384 files) takes 16 calls instead
+ * of two per entry. */
+#define STREAMS_BATCH 1024
+
+/* Reads the map in batches into s->next, growing the tables with it. Returns 0 and the count,
+ * -EOPNOTSUPP when the kernel has no batch lookups for this map (or a bucket needs a bigger
+ * batch), or another negative errno. */
+static int drain_batch(struct streams *s, int map_fd, size_t *ret_n) {
+        static struct streams_key keys[STREAMS_BATCH];
+        static struct streams_val vals[STREAMS_BATCH];
+        uint64_t token = 0;
+        bool first = true;
+        size_t n = 0;
+
+        while (n < STREAMS_MAP_ENTRIES) {
+                __u32 count = (__u32) MIN((size_t) STREAMS_BATCH, STREAMS_MAP_ENTRIES - n);
+                if (tables_reserve(s, n + count) < 0)
+                        return -ENOMEM;
+                int r = bpf_map_lookup_batch(map_fd, first ? NULL : &token, &token, keys, vals,
+                                             &count, NULL);
+                r = r < 0 ? negative_errno() : 0;
+                for (__u32 i = 0; i < count && n < s->cap; i++)
+                        s->next[n++] = (struct file_entry) { .key = keys[i], .val = vals[i] };
+                if (r == -ENOENT)
+                        break; /* the end of the map */
+                if (r == -EINVAL || r == -ENOTSUP || r == -EOPNOTSUPP || r == -ENOSPC)
+                        return first ? -EOPNOTSUPP : r;
+                if (r < 0)
+                        return r;
+                first = false;
+        }
+        *ret_n = n;
+        return 0;
+}
+
+/* Reads the map one key at a time (kernels without batch lookups) into s->next. Returns 0 and
+ * the count, or -ENOMEM. */
+static int drain_by_key(struct streams *s, int map_fd, size_t *ret_n) {
+        struct streams_key key, prev;
+        bool have_prev = false;
+        size_t n = 0;
+
+        while (n < STREAMS_MAP_ENTRIES &&
+               bpf_map_get_next_key(map_fd, have_prev ? &prev : NULL, &key) == 0) {
+                if (tables_reserve(s, n + 1) < 0)
+                        return -ENOMEM;
+                struct file_entry *e = &s->next[n];
+                prev = key;
+                have_prev = true;
+                *e = (struct file_entry) { .key = key };
+                if (bpf_map_lookup_elem(map_fd, &key, &e->val) < 0)
+                        continue; /* evicted meanwhile; the walk goes on from this key */
+                n++;
+        }
+        *ret_n = n;
+        return 0;
+}
+#endif
 
 /* Reads the whole BPF map into the table. Entries the LRU map evicted are forgotten. Returns 0,
  * or the errno of the map walk (without a map: 0, the table stays as fed). */
@@ -192,17 +269,14 @@ static int streams_drain(struct streams *s) {
         if (!s->skel)
                 return 0;
         int map_fd = bpf_map__fd(s->skel->maps.streams);
-        struct streams_key key, *prev_key = NULL;
         size_t n = 0;
-
-        while (n < s->cap && bpf_map_get_next_key(map_fd, prev_key, &key) == 0) {
-                struct file_entry *e = &s->next[n];
-                prev_key = &e->key;
-                *e = (struct file_entry) { .key = key };
-                if (bpf_map_lookup_elem(map_fd, &key, &e->val) < 0)
-                        continue; /* evicted meanwhile; the walk goes on from this key */
-                n++;
+        int r = s->no_batch ? -EOPNOTSUPP : drain_batch(s, map_fd, &n);
+        if (r == -EOPNOTSUPP) {
+                s->no_batch = true;
+                r = drain_by_key(s, map_fd, &n);
         }
+        if (r < 0)
+                return r;
         table_swap_in(s, n);
 #endif
         return 0;
@@ -338,13 +412,27 @@ struct cycle_budget {
         uint64_t bytes;
 };
 
-static bool entry_in_cgroup(const struct file_entry *e, const struct cgroup *cg) {
-        if (e->key.cgroup_id == cg->id)
-                return true;
-        for (size_t i = 0; i < cg->n_covered; i++)
-                if (e->key.cgroup_id == cg->covered_ids[i])
-                        return true;
-        return false;
+/* Returns the index of the first file of cgroup id in the table (sorted by key, cgroup id
+ * first), and its number of files in *ret_n. */
+static size_t files_of_cgroup(const struct streams *s, uint64_t id, size_t *ret_n) {
+        size_t lo = 0, hi = s->n_files;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (s->files[mid].key.cgroup_id < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        size_t end = lo;
+        while (end < s->n_files && s->files[end].key.cgroup_id == id)
+                end++;
+        *ret_n = end - lo;
+        return lo;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+        return x < y ? -1 : x > y;
 }
 
 static struct stream_file entry_to_file(const struct file_entry *e, uint64_t page_size) {
@@ -369,8 +457,10 @@ static void log_verdict(struct streams *s, const struct cgroup *cg, struct file_
                 return;
         e->verdict = v;
         char path[512], a[32], b[32], c[32];
-        _cleanup_close_ int fd = file_open(s, e, path, sizeof path);
-        log_info("%s: %s: %s (inserted %s, %s sequential, %s re-inserted, file %s).", cg->path,
+        /* opened only for its name in path (the handle is all the map keeps) */
+        int fd = file_open(s, e, path, sizeof path);
+        closep(&fd);
+        log_info("%s: %s: %s (inserted %s, %s sequential, %s re-inserted, file %s).", cg->name,
                  path, v == STREAM_ONE_SHOT || v == STREAM_SMALL_FILES ? "stream" : "not a stream",
                  format_bytes(a, sizeof a, f->pages * page_size),
                  format_bytes(b, sizeof b, f->seq_pages * page_size),
@@ -392,10 +482,10 @@ static int add_drop(struct streams *s, const struct cgroup *cg, struct file_entr
         if (fd == -ENOMEM)
                 return fd;
         if (fd < 0) {
-                log_debug_errno(fd, "%s: cannot open %s by handle: %m", cg->path, path);
+                log_debug_errno(fd, "%s: cannot open %s by handle: %m", cg->name, path);
                 return fd;
         }
-        if (!*job && !(*job = actuator_drop_job_new(cg->id, cg->path, advise))) {
+        if (!*job && !(*job = actuator_drop_job_new(cg->id, cg->name, advise))) {
                 close(fd);
                 return -ENOMEM;
         }
@@ -418,39 +508,75 @@ static int streams_cgroup(struct streams *s, struct cgroup *cg, bool advise, uin
         struct actuator_job *job = NULL;
         int r = 0;
 
-        if (cg->files.fds[CGROUP_FILE_CURRENT] < 0 ||
-            memcg_value_read(cg->files.fds[CGROUP_FILE_CURRENT], &scg.current_bytes) < 0)
+        if (s->n_files == 0)
                 return 0;
-        if (cg->files.fds[CGROUP_FILE_MAX] >= 0 &&
-            memcg_value_read(cg->files.fds[CGROUP_FILE_MAX], &scg.limit_bytes) < 0)
+        /* Its files in the table's order: the ids of cg and of the descendants it covers,
+         * ascending, each a run of the table (sorted by cgroup id first). A cycle costs a
+         * lookup per cgroup, not a pass over the table. */
+        uint64_t own = cg->id, *ids = &own;
+        _cleanup_free_ uint64_t *sorted = NULL;
+        size_t n_ids = 1, n_files = 0;
+        if (cg->n_covered > 0) {
+                sorted = reallocarray(NULL, cg->n_covered + 1, sizeof *sorted);
+                if (!sorted)
+                        return -ENOMEM;
+                sorted[0] = cg->id;
+                memcpy(sorted + 1, cg->covered_ids, cg->n_covered * sizeof *sorted);
+                qsort(sorted, cg->n_covered + 1, sizeof *sorted, cmp_u64);
+                n_ids = 0;
+                for (size_t i = 0; i <= cg->n_covered; i++)
+                        if (n_ids == 0 || sorted[i] != sorted[n_ids - 1])
+                                sorted[n_ids++] = sorted[i];
+                ids = sorted;
+        }
+        for (size_t i = 0; i < n_ids; i++) {
+                size_t k;
+                files_of_cgroup(s, ids[i], &k);
+                n_files += k;
+        }
+        if (n_files == 0)
+                return 0;
+
+        if (!(cg->files.present & (1u << CGROUP_FILE_CURRENT)) ||
+            cgroup_files_read_value(&cg->files, CGROUP_FILE_CURRENT, 0, &scg.current_bytes) < 0)
+                return 0;
+        if (cgroup_files_read_value(&cg->files, CGROUP_FILE_MAX, UINT64_MAX, &scg.limit_bytes) < 0)
                 scg.limit_bytes = UINT64_MAX;
 
-        for (size_t i = 0; i < s->n_files; i++)
-                if (entry_in_cgroup(&s->files[i], cg)) {
-                        struct stream_file f = entry_to_file(&s->files[i], page_size);
+        for (size_t i = 0; i < n_ids; i++) {
+                size_t k, first = files_of_cgroup(s, ids[i], &k);
+                for (size_t j = first; j < first + k; j++) {
+                        struct stream_file f = entry_to_file(&s->files[j], page_size);
                         scg.small_inflow_bytes += stream_small_inflow(&f, page_size);
                 }
-        for (size_t i = 0; i < s->n_files; i++) {
-                struct file_entry *e = &s->files[i];
-                struct stream_action a;
-                if (!entry_in_cgroup(e, cg))
-                        continue;
-                struct stream_file f = entry_to_file(e, page_size);
-                if (stream_classify(&f, &scg, &a) < 0)
-                        continue;
-                log_verdict(s, cg, e, &f, a.verdict, page_size);
-                if (a.drop_end <= a.drop_start)
-                        continue;
-                uint64_t bytes = (a.drop_end - a.drop_start) * page_size;
-                if (budget->files >= STREAMS_MAX_FILES_PER_CYCLE ||
-                    budget->bytes + bytes > STREAMS_MAX_BYTES_PER_CYCLE)
-                        break; /* the rest waits for the next cycle */
-                budget->files++;
-                budget->bytes += bytes;
-                r = add_drop(s, cg, e, &a, advise, page_size, &job);
-                if (r == -ENOMEM)
-                        break;
-                r = 0;
+        }
+        bool stop = false;
+        for (size_t i = 0; i < n_ids && !stop; i++) {
+                size_t k, first = files_of_cgroup(s, ids[i], &k);
+                for (size_t j = first; j < first + k && !stop; j++) {
+                        struct file_entry *e = &s->files[j];
+                        struct stream_action a;
+                        struct stream_file f = entry_to_file(e, page_size);
+                        if (stream_classify(&f, &scg, &a) < 0)
+                                continue;
+                        log_verdict(s, cg, e, &f, a.verdict, page_size);
+                        if (a.drop_end <= a.drop_start)
+                                continue;
+                        uint64_t bytes = (a.drop_end - a.drop_start) * page_size;
+                        if (budget->files >= STREAMS_MAX_FILES_PER_CYCLE ||
+                            budget->bytes + bytes > STREAMS_MAX_BYTES_PER_CYCLE) {
+                                stop = true; /* the rest waits for the next cycle */
+                                break;
+                        }
+                        budget->files++;
+                        budget->bytes += bytes;
+                        r = add_drop(s, cg, e, &a, advise, page_size, &job);
+                        if (r == -ENOMEM) {
+                                stop = true;
+                                break;
+                        }
+                        r = 0;
+                }
         }
         if (job) {
                 int q = actuator_submit(act, job);

@@ -56,15 +56,18 @@ double idle_row_reaccess(const struct control_idle *x, uint64_t idle_usec) {
 
 void idle_table_from_snapshot(const struct control_snapshot *s, struct idle_table *t,
                               char *policy_buf, size_t size) {
-        const struct control_idle *x = &s->idle;
+        struct control_idle idle;
+        const struct control_idle *x = &idle;
         char a[16], b[16], c[16];
 
+        control_snapshot_idle(s, &idle);
         *t = (struct idle_table) { .title = s->path, .lru_lists_source = "memory.stat" };
         snprintf(policy_buf, size, "%s, T=%s, MinColdAge=%s, MaxColdAge=%s", s->mode,
                  format_duration(a, sizeof a, s->cold_age_usec),
                  format_duration(b, sizeof b, s->min_cold_age_usec),
                  format_duration(c, sizeof c, s->max_cold_age_usec));
         t->policy = policy_buf;
+        t->unread = x->read_usec == 0;
         t->has_lru_lists = x->has_lists;
         for (int k = 0; k < 2; k++) {
                 t->active[k] = x->active[k];

@@ -8,27 +8,33 @@
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/parse-util.h"
 
-static void print_line(FILE *f, const char *cgroup, const char *section, const struct decision *d) {
+static void print_line(FILE *f, const char *cgroup, const char *section,
+                       const struct decision_summary *d) {
         char line[1024];
-        if (decision_format(d, line, sizeof line) < 0)
+        if (decision_summary_format(d, line, sizeof line) < 0)
                 snprintf(line, sizeof line, "%s", decision_reason_to_string(d->reason));
         fprintf(f, "%s [%s]: %s\n", cgroup, section, line);
 }
 
 static void report_advice(void *userdata, const char *cgroup, const char *section,
-                          const struct decision *d, bool would_act) {
+                          const struct decision_summary *d, bool would_act) {
         FILE *out = userdata;
         if (out) {
                 print_line(out, cgroup, section, d);
                 return;
         }
+        int level = would_act ? LOG_INFO : LOG_DEBUG;
+        /* Most cycles of most cgroups only age or find nothing: a debug line nobody sees is not
+         * worth formatting, thousands of times per cycle. */
+        if (level > log_get_max_level())
+                return;
         char line[1024], f_cg[512], f_reason[64];
-        if (decision_format(d, line, sizeof line) < 0)
+        if (decision_summary_format(d, line, sizeof line) < 0)
                 snprintf(line, sizeof line, "%s", decision_reason_to_string(d->reason));
         snprintf(f_cg, sizeof f_cg, "MGLRUD_CGROUP=%s", cgroup);
         snprintf(f_reason, sizeof f_reason, "MGLRUD_REASON=%s", decision_reason_to_string(d->reason));
         const char *fields[] = { f_cg, "MGLRUD_ACTION=advise", f_reason, NULL };
-        log_struct_internal(would_act ? LOG_INFO : LOG_DEBUG, 0, fields, "%s: %s", cgroup, line);
+        log_struct_internal(level, 0, fields, "%s: %s", cgroup, line);
 }
 
 static void report_action(void *userdata, const struct action_report *r) {

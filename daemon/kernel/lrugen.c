@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mglrud/shared/fileio.h"
 #include "mglrud/shared/macro.h"
@@ -26,18 +27,33 @@ struct token {
         char suffix; /* letter stuck to the number, or 0 (a blank suffix looks the same) */
 };
 
-/* A record in file order, before sorting and de-duplication. */
-struct parsed {
-        struct lrugen_lruvec v;
-        size_t path_off;     /* into lrugen.paths: its address moves while the pool grows */
-        unsigned n_mm_lines; /* generations that had an mm-stats line */
-        char mm_kind[LRUGEN_MAX_NR_GENS]; /* per generation: 'U'pper, 'l'ower, 'n'one or 0 */
+enum tier_kind {
+        TIER_NONE = 0, /* "xxx" or all-blank: no data for this generation */
+        TIER_REP,      /* r e p: refaulted, evicted, protected (current period) */
+        TIER_RT,       /* R T: averaged refaulted, averaged total (max_seq only) */
 };
 
+/* What the parser knows of the record being read (the last one), beyond what it keeps. */
+struct parsed {
+        unsigned n_mm_lines; /* generations that had an mm-stats line */
+        char mm_kind[LRUGEN_MAX_NR_GENS]; /* per generation: 'U'pper, 'l'ower, 'n'one or 0 */
+        /* per generation, tier and type: enum tier_kind */
+        unsigned char tier_kind[LRUGEN_MAX_NR_GENS][LRUGEN_MAX_NR_TIERS][_LRUGEN_NR_TYPES];
+};
+
+/* Records go straight into out->lruvecs, in file order, until publish() sorts them in place:
+ * no second copy of a histogram that has a record per memcg and node (thousands). A malformed
+ * memcg block is cut off the end again (its records are the last ones) and skipped. */
 struct parser {
         struct lrugen *out;
-        struct parsed *recs;
-        size_t n_recs, cap_recs;
+        size_t n_recs;
+        bool sorted;           /* so far every record came after the one before it */
+        struct parsed cur;     /* the last record */
+        bool rec_open;         /* the last record is being read (not checked yet) */
+
+        unsigned lineno;       /* of the line being parsed */
+        size_t block_first;    /* the current memcg's first record */
+        bool skipping;         /* in a malformed block: until the next memcg line */
 
         bool have_memcg;       /* a memcg line was seen */
         bool want_node;        /* the previous line was a memcg line */
@@ -50,6 +66,24 @@ struct parser {
         enum lrugen_format format;
 };
 
+/* Returns the index of the first byte at or after p that is not a space. The fields are padded
+ * to ten columns, so most of a line is spaces: they are skipped eight at a time. */
+static size_t skip_spaces(const char *s, size_t p, size_t len) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        while (p + 8 <= len) {
+                uint64_t w;
+                memcpy(&w, s + p, sizeof w);
+                w ^= UINT64_C(0x2020202020202020);
+                if (w)
+                        return p + (size_t) (__builtin_ctzll(w) >> 3); /* the first non-space */
+                p += 8;
+        }
+#endif
+        while (p < len && s[p] == ' ')
+                p++;
+        return p;
+}
+
 /* Splits a line (without its newline) on runs of spaces into numbers with an optional
  * one-letter suffix. Returns the token count, or -EINVAL for anything else (other bytes,
  * overflow, more than LRUGEN_MAX_TOKENS tokens). */
@@ -58,17 +92,23 @@ static int tokenize(const char *s, size_t len, struct token *toks) {
         int n = 0;
 
         for (;;) {
-                while (p < len && s[p] == ' ')
-                        p++;
+                p = skip_spaces(s, p, len);
                 if (p == len)
                         return n;
                 if (n == LRUGEN_MAX_TOKENS)
                         return -EINVAL;
                 size_t start = p;
-                while (p < len && s[p] >= '0' && s[p] <= '9')
+                uint64_t v = 0;
+                unsigned d;
+                /* Digits are summed as they are read; past 19 of them parse_u64_n() decides
+                 * (it is the one that knows about overflow). */
+                while (p < len && (d = (unsigned) (unsigned char) s[p] - '0') <= 9) {
+                        v = v * 10 + d;
                         p++;
-                if (parse_u64_n(s + start, p - start, &toks[n].value) < 0)
+                }
+                if (p == start || (p - start >= 20 && parse_u64_n(s + start, p - start, &v) < 0))
                         return -EINVAL;
+                toks[n].value = v;
                 toks[n].suffix = 0;
                 if (p < len && s[p] != ' ') {
                         char c = s[p++];
@@ -91,15 +131,17 @@ static int note_format(struct parser *ps, enum lrugen_format f) {
         return 0;
 }
 
-static struct parsed *current_rec(struct parser *ps) {
-        return ps->n_recs > 0 && !ps->want_node ? &ps->recs[ps->n_recs - 1] : NULL;
+static struct lrugen_lruvec *current_rec(struct parser *ps) {
+        return ps->rec_open ? &ps->out->lruvecs[ps->n_recs - 1] : NULL;
 }
+
+static int check_rec(const struct lrugen_lruvec *v, const struct parsed *p);
 
 /* Checks that the current generation got all its tier lines, and learns from the first
  * generation whether this is lru_gen or lru_gen_full. Returns 0 or -EINVAL. */
 static int finish_gen(struct parser *ps) {
-        struct parsed *rec = current_rec(ps);
-        if (!rec || rec->v.nr_gens == 0)
+        struct lrugen_lruvec *rec = current_rec(ps);
+        if (!rec || rec->nr_gens == 0)
                 return 0;
         if (ps->cur_tiers != 0 && ps->cur_tiers != LRUGEN_MAX_NR_TIERS)
                 return -EINVAL;
@@ -118,18 +160,25 @@ static int finish_rec(struct parser *ps) {
                 return r;
         if (ps->want_node)
                 return -EINVAL; /* a memcg line is always followed by its first node */
-        struct parsed *rec = current_rec(ps);
+        struct lrugen_lruvec *rec = current_rec(ps);
         if (!rec)
                 return 0;
-        if (rec->v.nr_gens == 0)
+        if (rec->nr_gens == 0)
                 return -EINVAL;
-        if (rec->n_mm_lines != 0 && rec->n_mm_lines != rec->v.nr_gens)
+        if (ps->cur.n_mm_lines != 0 && ps->cur.n_mm_lines != rec->nr_gens)
                 return -EINVAL;
+        r = check_rec(rec, &ps->cur);
+        if (r < 0)
+                return r;
+        ps->rec_open = false;
         return 0;
 }
 
-/* Appends s[0..len) and a NUL to the path pool. Returns the offset, or -ENOMEM. */
+/* Appends s[0..len) and a NUL to the path pool. Returns the offset, or -ENOMEM (also past
+ * 4 GiB of paths: offsets are 32 bits). */
 static ssize_t pool_add(struct lrugen *l, const char *s, size_t len) {
+        if (l->paths_len + len + 1 > UINT32_MAX)
+                return -ENOMEM;
         if (l->paths_cap - l->paths_len < len + 1) {
                 size_t cap = MAX(l->paths_cap * 2, l->paths_len + len + 1);
                 cap = MAX(cap, (size_t) 4096);
@@ -202,19 +251,30 @@ static int parse_node_line(struct parser *ps, const char *s, size_t len) {
         if (n != 1 || tok[0].suffix || tok[0].value > INT32_MAX || len == 5 || s[5] != ' ')
                 return -EINVAL;
 
-        if (ps->n_recs == ps->cap_recs) {
-                size_t cap = MAX(ps->cap_recs * 2, (size_t) 16);
-                struct parsed *nr = reallocarray(ps->recs, cap, sizeof(*nr));
-                if (!nr)
+        struct lrugen *l = ps->out;
+        if (ps->n_recs == l->lruvecs_cap) {
+                size_t cap = MAX(l->lruvecs_cap * 2, (size_t) 16);
+                struct lrugen_lruvec *nv = reallocarray(l->lruvecs, cap, sizeof(*nv));
+                if (!nv)
                         return -ENOMEM;
-                ps->recs = nr;
-                ps->cap_recs = cap;
+                l->lruvecs = nv;
+                l->lruvecs_cap = cap;
         }
-        ps->recs[ps->n_recs++] = (struct parsed) {
-                .v.memcg_id = ps->memcg_id,
-                .v.node = (int) tok[0].value,
-                .path_off = ps->memcg_path_off,
+        struct lrugen_lruvec *v = &l->lruvecs[ps->n_recs++];
+        *v = (struct lrugen_lruvec) {
+                .memcg_id = ps->memcg_id,
+                .path_off = (uint32_t) ps->memcg_path_off,
+                .node = (int) tok[0].value,
+                .file_tiers_gen = -1,
         };
+        if (ps->n_recs > 1) {
+                const struct lrugen_lruvec *p = v - 1;
+                ps->sorted = ps->sorted && (p->memcg_id < v->memcg_id ||
+                                            (p->memcg_id == v->memcg_id && p->node < v->node));
+        }
+        ps->sorted = ps->sorted && v->memcg_id != 0;
+        ps->cur = (struct parsed) {};
+        ps->rec_open = true;
         ps->cur_tiers = 0;
         ps->cur_mm = false;
         return 0;
@@ -222,7 +282,7 @@ static int parse_node_line(struct parser *ps, const char *s, size_t len) {
 
 /* " seq age nr_anon[x] nr_file[x]" */
 static int parse_gen_line(struct parser *ps, const struct token *tok) {
-        struct parsed *rec = current_rec(ps);
+        struct lrugen_lruvec *rec = current_rec(ps);
         int r;
 
         if (!rec)
@@ -230,15 +290,15 @@ static int parse_gen_line(struct parser *ps, const struct token *tok) {
         r = finish_gen(ps);
         if (r < 0)
                 return r;
-        if (rec->v.nr_gens == LRUGEN_MAX_NR_GENS)
+        if (rec->nr_gens == LRUGEN_MAX_NR_GENS)
                 return -EINVAL;
         /* Generations are printed oldest first without gaps, from one snapshot of max_seq. */
-        if (rec->v.nr_gens > 0 && tok[0].value != rec->v.gens[rec->v.nr_gens - 1].seq + 1)
+        if (rec->nr_gens > 0 && tok[0].value != rec->gens[rec->nr_gens - 1].seq + 1)
                 return -EINVAL;
         if (tok[1].suffix || tok[1].value > UINT32_MAX)
                 return -EINVAL;
 
-        struct lrugen_gen *g = &rec->v.gens[rec->v.nr_gens++];
+        struct lrugen_gen *g = &rec->gens[rec->nr_gens++];
         *g = (struct lrugen_gen) {
                 .seq = tok[0].value,
                 .age_ms = (uint32_t) tok[1].value,
@@ -261,54 +321,61 @@ static int tier_kind(struct parser *ps, const struct token *t) {
         char a = t[0].suffix, b = t[1].suffix, c = t[2].suffix;
 
         if (a == 'r' && b == 'e' && c == 'p')
-                return LRUGEN_TIER_REP;
+                return TIER_REP;
         if (a == 'R' && b == 'T' && (c == 'x' || c == 0)) {
                 int r = note_format(ps, c == 'x' ? LRUGEN_FORMAT_V7 : LRUGEN_FORMAT_V6);
-                return r < 0 ? r : LRUGEN_TIER_RT;
+                return r < 0 ? r : TIER_RT;
         }
         if ((a == 'x' && b == 'x' && c == 'x') || (a == 0 && b == 0 && c == 0)) {
                 int r = note_format(ps, a == 'x' ? LRUGEN_FORMAT_V7 : LRUGEN_FORMAT_V6);
-                return r < 0 ? r : LRUGEN_TIER_NONE;
+                return r < 0 ? r : TIER_NONE;
         }
         return -EINVAL;
 }
 
 /* "tier  n r e p  n r e p" (7 tokens) */
 static int parse_tier_line(struct parser *ps, const struct token *tok) {
-        struct parsed *rec = current_rec(ps);
+        struct lrugen_lruvec *rec = current_rec(ps);
 
-        if (!rec || rec->v.nr_gens == 0 || ps->cur_mm || ps->full == 0)
+        if (!rec || rec->nr_gens == 0 || ps->cur_mm || ps->full == 0)
                 return -EINVAL;
         if (tok[0].suffix || tok[0].value != ps->cur_tiers)
                 return -EINVAL;
 
-        struct lrugen_gen *g = &rec->v.gens[rec->v.nr_gens - 1];
-        struct lrugen_tier *tier = &g->tiers[ps->cur_tiers];
+        unsigned gi = rec->nr_gens - 1, tier = ps->cur_tiers;
         for (int t = 0; t < _LRUGEN_NR_TYPES; t++) {
                 const struct token *f = tok + 1 + 3 * t;
                 int kind = tier_kind(ps, f);
                 if (kind < 0)
                         return kind;
-                tier->kind[t] = (enum lrugen_tier_kind) kind;
-                for (int i = 0; i < 3; i++)
-                        tier->val[t][i] = f[i].value;
+                ps->cur.tier_kind[gi][tier][t] = (unsigned char) kind;
+                /* The file r/e lines of the oldest generation whose tier 0 is "r e p" (file's
+                 * min_seq: the kernel prints them nowhere else). */
+                if (t != LRUGEN_FILE || kind != TIER_REP)
+                        continue;
+                if (tier == 0 && rec->file_tiers_gen < 0)
+                        rec->file_tiers_gen = (int8_t) gi;
+                if (rec->file_tiers_gen == (int8_t) gi) {
+                        rec->file_tiers.refaulted[tier] = f[0].value;
+                        rec->file_tiers.evicted[tier] = f[1].value;
+                }
         }
-        g->has_tiers = true;
+        rec->gens[gi].has_tiers = true;
         ps->cur_tiers++;
         return 0;
 }
 
 /* The mm-walk stats line: 4 fields TYFA/tyfa/xxxx (6.12+) or 6 fields LOYNFA/loynfa/blank
- * (6.1). Only the uppercase line (cumulative, on max_seq) is kept: the lowercase ones exist
- * only with CONFIG_LRU_GEN_STATS and describe other generations. */
+ * (6.1): the uppercase one is cumulative, on max_seq; the lowercase ones exist only with
+ * CONFIG_LRU_GEN_STATS and describe other generations. Checked, not kept. */
 static int parse_mm_line(struct parser *ps, const struct token *tok, int n) {
         const char *upper = n == 4 ? "TYFA" : "LOYNFA";
         const char *lower = n == 4 ? "tyfa" : "loynfa";
-        struct parsed *rec = current_rec(ps);
+        struct lrugen_lruvec *rec = current_rec(ps);
         bool is_upper = true, is_lower = true, is_none = true;
         int r;
 
-        if (!rec || rec->v.nr_gens == 0 || ps->cur_tiers != LRUGEN_MAX_NR_TIERS || ps->cur_mm)
+        if (!rec || rec->nr_gens == 0 || ps->cur_tiers != LRUGEN_MAX_NR_TIERS || ps->cur_mm)
                 return -EINVAL;
         r = note_format(ps, n == 4 ? LRUGEN_FORMAT_V7 : LRUGEN_FORMAT_V6);
         if (r < 0)
@@ -321,13 +388,8 @@ static int parse_mm_line(struct parser *ps, const struct token *tok, int n) {
         }
         if (!is_upper && !is_lower && !is_none)
                 return -EINVAL;
-        if (is_upper) {
-                rec->v.nr_mm_stats = (unsigned) n;
-                for (int i = 0; i < n; i++)
-                        rec->v.mm_stats[i] = tok[i].value;
-        }
-        rec->mm_kind[rec->v.nr_gens - 1] = is_upper ? 'U' : is_lower ? 'l' : 'n';
-        rec->n_mm_lines++;
+        ps->cur.mm_kind[rec->nr_gens - 1] = is_upper ? 'U' : is_lower ? 'l' : 'n';
+        ps->cur.n_mm_lines++;
         ps->cur_mm = true;
         return 0;
 }
@@ -350,9 +412,7 @@ static int parse_numeric_line(struct parser *ps, const char *s, size_t len) {
         }
 }
 
-static int parse_line(struct parser *ps, const char *s, size_t len) {
-        if (len >= 5 && memcmp(s, "memcg", 5) == 0)
-                return parse_memcg_line(ps, s, len);
+static int parse_other_line(struct parser *ps, const char *s, size_t len) {
         if (len >= 5 && memcmp(s, " node", 5) == 0)
                 return parse_node_line(ps, s, len);
         if (ps->want_node || len == 0 || s[0] != ' ')
@@ -363,27 +423,91 @@ static int parse_line(struct parser *ps, const char *s, size_t len) {
 /* lru_gen_seq_show_full prints R/T tiers and the uppercase mm line for max_seq (the last
  * generation) and only there, and the lowercase mm line never there: lines elsewhere were not
  * printed in this order by the kernel. Returns 0 or -EINVAL. */
-static int check_rec(const struct parsed *rec) {
-        for (unsigned i = 0; i < rec->v.nr_gens; i++) {
-                const struct lrugen_gen *g = &rec->v.gens[i];
-                bool last = i + 1 == rec->v.nr_gens;
+static int check_rec(const struct lrugen_lruvec *v, const struct parsed *p) {
+        for (unsigned i = 0; i < v->nr_gens; i++) {
+                bool last = i + 1 == v->nr_gens;
 
-                if (rec->mm_kind[i] == (last ? 'l' : 'U'))
+                if (p->mm_kind[i] == (last ? 'l' : 'U'))
                         return -EINVAL;
-                if (!g->has_tiers)
+                if (!v->gens[i].has_tiers)
                         continue;
                 for (int tier = 0; tier < LRUGEN_MAX_NR_TIERS; tier++)
                         for (int t = 0; t < _LRUGEN_NR_TYPES; t++)
-                                if ((g->tiers[tier].kind[t] == LRUGEN_TIER_RT) != last)
+                                if ((p->tier_kind[i][tier][t] == TIER_RT) != last)
                                         return -EINVAL;
         }
         return 0;
 }
 
+/* Notes that the memcg (if known) of a malformed record has no histogram this read. Returns 0
+ * or -ENOMEM. */
+static int note_bad_id(struct lrugen *l, uint64_t id, size_t path_off) {
+        for (size_t i = 0; i < l->n_bad_ids; i++)
+                if (l->bad_ids[i] == id)
+                        return 0;
+        if (l->n_bad_ids == l->bad_ids_cap) {
+                size_t cap = MAX(l->bad_ids_cap * 2, (size_t) 8);
+                uint64_t *n = reallocarray(l->bad_ids, cap, sizeof *n);
+                if (n)
+                        l->bad_ids = n;
+                size_t *o = reallocarray(l->bad_path_offs, cap, sizeof *o);
+                if (o)
+                        l->bad_path_offs = o;
+                if (!n || !o)
+                        return -ENOMEM;
+                l->bad_ids_cap = cap;
+        }
+        l->bad_path_offs[l->n_bad_ids] = path_off;
+        l->bad_ids[l->n_bad_ids++] = id;
+        return 0;
+}
+
+/* The current memcg's block is malformed at line: drops its records (the last ones) and skips
+ * to the next memcg line. Returns 0 or -ENOMEM. */
+static int bad_block(struct parser *ps, unsigned line) {
+        struct lrugen *l = ps->out;
+        if (l->n_bad++ == 0)
+                l->first_bad_line = line;
+        ps->n_recs = ps->block_first;
+        int r = ps->have_memcg ? note_bad_id(l, ps->memcg_id, ps->memcg_path_off) : 0;
+        ps->have_memcg = ps->want_node = ps->rec_open = false;
+        ps->cur_tiers = 0;
+        ps->skipping = true;
+        return r;
+}
+
+/* Ends the current memcg's block at a memcg line or at the end; a block that is not complete is
+ * dropped. Returns 0 or -ENOMEM. */
+static int end_block(struct parser *ps) {
+        if (ps->skipping || !ps->have_memcg)
+                return 0;
+        return finish_rec(ps) < 0 ? bad_block(ps, ps->lineno) : 0;
+}
+
+/* One line: a memcg line ends the block before it and starts one; a line the block cannot have
+ * costs the block. Returns 0 or -ENOMEM. */
+static int parse_line(struct parser *ps, const char *s, size_t len) {
+        bool memcg = len >= 5 && memcmp(s, "memcg", 5) == 0;
+        int r;
+
+        ps->lineno++;
+        if (memcg) {
+                if ((r = end_block(ps)) < 0)
+                        return r;
+                ps->skipping = false;
+                ps->block_first = ps->n_recs;
+        } else if (ps->skipping)
+                return 0;
+        r = memcg ? parse_memcg_line(ps, s, len) : parse_other_line(ps, s, len);
+        if (r == -ENOMEM)
+                return r;
+        return r < 0 ? bad_block(ps, ps->lineno) : 0;
+}
+
 struct slot {
         uint64_t memcg_id;
-        int node;
-        size_t idx;
+        int32_t node;
+        uint32_t idx;
 };
 
 static int slot_cmp(const void *a, const void *b) {
@@ -396,44 +520,61 @@ static int slot_cmp(const void *a, const void *b) {
         return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* Sorts the records by (memcg id, node), keeps the last copy of each and drops id 0, then
- * turns path offsets into pointers now that the pool no longer moves. Returns 0 or -ENOMEM. */
+/* Sorts the records by (memcg id, node) in place, keeping the last copy of each and dropping id
+ * 0. The kernel lists memcgs in tree order, which is id order only when every cgroup was created
+ * after those before it in the tree: the common case costs a comparison per record. Returns 0 or
+ * -ENOMEM. */
 static int publish(struct parser *ps) {
         struct lrugen *l = ps->out;
-        _cleanup_free_ struct slot *slots = NULL;
-        size_t n = 0;
+        size_t n = 0, m = 0, nr = ps->n_recs;
 
-        if (ps->n_recs > 0) {
-                slots = reallocarray(NULL, ps->n_recs, sizeof(*slots));
-                if (!slots)
-                        return -ENOMEM;
+        l->full = ps->full == 1;
+        l->format = ps->format;
+        if (ps->sorted) {
+                l->n_lruvecs = nr;
+                return 0;
         }
-        for (size_t i = 0; i < ps->n_recs; i++)
-                if (ps->recs[i].v.memcg_id != 0)
-                        slots[n++] = (struct slot) { ps->recs[i].v.memcg_id, ps->recs[i].v.node, i };
+        /* The slots, then each record's destination: for this parse only. */
+        if (nr > UINT32_MAX)
+                return -ENOMEM;
+        _cleanup_free_ struct slot *slots = malloc(nr * (sizeof(struct slot) + sizeof(uint32_t)));
+        if (!slots)
+                return -ENOMEM;
+        uint32_t *dest = (uint32_t *) (slots + nr);
+
+        for (size_t i = 0; i < nr; i++)
+                if (l->lruvecs[i].memcg_id != 0)
+                        slots[n++] = (struct slot) { l->lruvecs[i].memcg_id, l->lruvecs[i].node,
+                                                     (uint32_t) i };
         if (n > 0)
                 qsort(slots, n, sizeof(*slots), slot_cmp);
 
-        if (l->lruvecs_cap < n) {
-                struct lrugen_lruvec *nv = reallocarray(l->lruvecs, n, sizeof(*nv));
-                if (!nv)
-                        return -ENOMEM;
-                l->lruvecs = nv;
-                l->lruvecs_cap = n;
-        }
-        size_t m = 0;
+        /* Where each record goes: the kept ones (the last copy of a lruvec) to their sorted
+         * place, the others after them, to be cut off. */
+        for (size_t i = 0; i < nr; i++)
+                dest[i] = UINT32_MAX;
         for (size_t i = 0; i < n; i++) {
                 if (i + 1 < n && slots[i + 1].memcg_id == slots[i].memcg_id &&
                     slots[i + 1].node == slots[i].node)
                         continue; /* a later copy of the same lruvec wins */
-                const struct parsed *rec = &ps->recs[slots[i].idx];
-                l->lruvecs[m] = rec->v;
-                l->lruvecs[m].path = l->paths + rec->path_off;
-                m++;
+                dest[slots[i].idx] = (uint32_t) m++;
         }
+        size_t k = m;
+        for (size_t i = 0; i < nr; i++)
+                if (dest[i] == UINT32_MAX)
+                        dest[i] = (uint32_t) k++;
+        /* Apply the permutation in place, one cycle at a time: each swap puts one record where
+         * it belongs (records already in place do not move). */
+        for (size_t i = 0; i < nr; i++)
+                while (dest[i] != i) {
+                        size_t j = dest[i];
+                        struct lrugen_lruvec t = l->lruvecs[j];
+                        l->lruvecs[j] = l->lruvecs[i];
+                        l->lruvecs[i] = t;
+                        dest[i] = dest[j];
+                        dest[j] = (uint32_t) j;
+                }
         l->n_lruvecs = m;
-        l->full = ps->full == 1;
-        l->format = ps->format;
         return 0;
 }
 
@@ -442,48 +583,61 @@ static void lrugen_reset(struct lrugen *l) {
         l->paths_len = 0;
         l->full = false;
         l->format = LRUGEN_FORMAT_UNKNOWN;
+        l->n_bad = 0;
+        l->first_bad_line = 0;
+        l->n_bad_ids = 0;
 }
 
-static int parse_all(struct parser *ps, const char *buf, size_t len) {
+/* Parses the complete lines of buf[0..len). Returns the bytes they took (a cut last line is
+ * left for the next chunk), or -ENOMEM. */
+static ssize_t parse_lines(struct parser *ps, const char *buf, size_t len) {
         size_t pos = 0;
-        int r;
 
-        if (len == 0)
-                return -EINVAL;
-        const char *line;
-        size_t llen;
-        while ((r = next_line(buf, len, &pos, &line, &llen)) > 0) {
-                r = parse_line(ps, line, llen);
+        for (;;) {
+                const char *nl = memchr(buf + pos, '\n', len - pos);
+                if (!nl)
+                        return (ssize_t) pos;
+                int r = parse_line(ps, buf + pos, (size_t) (nl - (buf + pos)));
                 if (r < 0)
                         return r;
+                pos = (size_t) (nl - buf) + 1;
         }
-        if (r < 0)
-                return r;
-        r = finish_rec(ps);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < ps->n_recs; i++) {
-                r = check_rec(&ps->recs[i]);
-                if (r < 0)
-                        return r;
+}
+
+/* Ends a parse that took total bytes and left rest unparsed: ends the last block, sorts and
+ * publishes. Returns 0 or a negative errno (ret is then left empty but for n_bad and
+ * first_bad_line). */
+static int parse_end(struct parser *ps, int r, size_t total, size_t rest) {
+        struct lrugen *l = ps->out;
+        if (r >= 0 && total == 0)
+                r = -EINVAL;
+        if (r >= 0) {
+                /* A last line without '\n' was cut by a racy read: its block goes. */
+                ps->lineno++;
+                r = rest != 0 && !ps->skipping ? bad_block(ps, ps->lineno) : end_block(ps);
         }
-        return 0;
+        if (r >= 0)
+                r = publish(ps);
+        /* Nothing usable at all: the whole text is bad. */
+        if (r >= 0 && l->n_lruvecs == 0 && l->n_bad > 0)
+                r = -EINVAL;
+        if (r < 0) {
+                unsigned n_bad = l->n_bad, first = l->first_bad_line;
+                lrugen_reset(l);
+                l->n_bad = n_bad;
+                l->first_bad_line = first;
+        }
+        return r;
 }
 
 int lrugen_parse(const char *buf, size_t len, struct lrugen *ret) {
-        struct parser ps = { .out = ret, .full = -1 };
-        int r;
+        struct parser ps = { .out = ret, .full = -1, .sorted = true };
 
         lrugen_reset(ret);
         if (!buf)
                 return -EINVAL;
-        r = parse_all(&ps, buf, len);
-        if (r >= 0)
-                r = publish(&ps);
-        free(ps.recs);
-        if (r < 0)
-                lrugen_reset(ret);
-        return r;
+        ssize_t n = parse_lines(&ps, buf, len);
+        return parse_end(&ps, n < 0 ? (int) n : 0, len, n < 0 ? 0 : len - (size_t) n);
 }
 
 void lrugen_done(struct lrugen *l) {
@@ -491,18 +645,51 @@ void lrugen_done(struct lrugen *l) {
                 return;
         free(l->lruvecs);
         free(l->paths);
+        free(l->bad_ids);
+        free(l->bad_path_offs);
         *l = (struct lrugen) {};
 }
 
 int lrugen_read(int fd, struct read_buf *buf, struct lrugen *ret) {
+        struct parser ps = { .out = ret, .full = -1, .sorted = true };
+        size_t have = 0, total = 0;
         int r;
 
-        r = read_full_fd(fd, buf);
-        if (r < 0) {
-                lrugen_reset(ret);
-                return r;
+        lrugen_reset(ret);
+        /* The file is read in chunks and parsed as it comes, so the daemon never holds the
+         * whole text (about 2 KiB per memcg in lru_gen_full: 20 MiB at 10,000 cgroups). It
+         * costs the kernel nothing more: a read of a seq_file returns at most one seq buffer
+         * (a page, more only for a record that does not fit in one) whatever was asked, and
+         * each read re-walks the memcgs up to its position either way. */
+        r = read_buf_reserve(buf, LRUGEN_READ_CHUNK);
+        for (;;) {
+                if (r < 0)
+                        break;
+                if (buf->cap - have < 2)
+                        /* A line longer than the buffer (a path can be PATH_MAX long). */
+                        if ((r = read_buf_reserve(buf, buf->cap * 2)) < 0)
+                                break;
+                ssize_t n = pread(fd, buf->data + have, buf->cap - have - 1, (off_t) total);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        r = negative_errno();
+                        break;
+                }
+                if (n == 0)
+                        break;
+                have += (size_t) n;
+                total += (size_t) n;
+                ssize_t used = parse_lines(&ps, buf->data, have);
+                if (used < 0) {
+                        r = (int) used;
+                        break;
+                }
+                memmove(buf->data, buf->data + used, have - (size_t) used);
+                have -= (size_t) used;
         }
-        return lrugen_parse(buf->data, buf->len, ret);
+        buf->len = total;
+        return parse_end(&ps, r, total, have);
 }
 
 /* Returns the index of the first lruvec not below (memcg_id, node). */
@@ -533,7 +720,15 @@ size_t lrugen_find_memcg(const struct lrugen *l, uint64_t memcg_id,
 
 const struct lrugen_lruvec *lrugen_find_path(const struct lrugen *l, const char *path) {
         for (size_t i = 0; i < l->n_lruvecs; i++)
-                if (strcmp(l->lruvecs[i].path, path) == 0)
+                if (strcmp(lrugen_path(l, &l->lruvecs[i]), path) == 0)
                         return &l->lruvecs[i];
         return NULL;
+}
+
+bool lrugen_memcg_bad(const struct lrugen *l, uint64_t memcg_id, const char *path) {
+        for (size_t i = 0; i < l->n_bad_ids; i++)
+                if (l->bad_ids[i] == memcg_id ||
+                    (path && strcmp(l->paths + l->bad_path_offs[i], path) == 0))
+                        return true;
+        return false;
 }

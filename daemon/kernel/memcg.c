@@ -87,32 +87,34 @@ static int meminfo_parse_line(const char *line, size_t len, const char **ret_key
         return 0;
 }
 
-int meminfo_parse(const char *buf, size_t len, struct meminfo *ret) {
+int meminfo_parse(const char *buf, size_t len, struct meminfo *ret, unsigned *ret_bad_line) {
+        unsigned lineno = 0;
         uint64_t v[_MEMINFO_MAX] = {};
         unsigned seen = 0;
         size_t pos = 0;
 
         if (!buf)
-                return -EINVAL;
+                return parse_bad_line(ret_bad_line, 0);
         const char *line;
         size_t llen;
         int more;
         while ((more = next_line(buf, len, &pos, &line, &llen)) > 0) {
+                lineno++;
                 const char *key;
                 size_t klen;
                 uint64_t value;
                 if (meminfo_parse_line(line, llen, &key, &klen, &value) < 0)
-                        return -EINVAL;
+                        return parse_bad_line(ret_bad_line, lineno);
                 for (unsigned k = 0; k < _MEMINFO_MAX; k++)
                         if (strlen(meminfo_keys[k]) == klen && memcmp(meminfo_keys[k], key, klen) == 0) {
                                 v[k] = value;
                                 seen |= 1u << k;
                         }
         }
-        if (more < 0)
-                return -EINVAL;
+        if (more < 0) /* a last line without its newline: cut */
+                return parse_bad_line(ret_bad_line, lineno + 1);
         if ((seen & ((1u << _MEMINFO_REQUIRED) - 1)) != (1u << _MEMINFO_REQUIRED) - 1)
-                return -EINVAL;
+                return parse_bad_line(ret_bad_line, 0);
         *ret = (struct meminfo) {
                 .mem_total = v[MEMINFO_MEM_TOTAL],
                 .mem_available = v[MEMINFO_MEM_AVAILABLE],
@@ -127,6 +129,6 @@ int meminfo_parse(const char *buf, size_t len, struct meminfo *ret) {
         return 0;
 }
 
-int meminfo_read(int fd, struct meminfo *ret) {
-        return READ_AND_PARSE(fd, meminfo_parse, ret);
+int meminfo_read(int fd, struct meminfo *ret, unsigned *ret_bad_line) {
+        return READ_AND_PARSE(fd, meminfo_parse, ret, ret_bad_line);
 }

@@ -8,54 +8,81 @@
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
 
-static const char *const memstat_key_table[_MEMSTAT_KEY_MAX] = {
-        [MEMSTAT_ANON] = "anon",
-        [MEMSTAT_FILE] = "file",
-        [MEMSTAT_SHMEM] = "shmem",
-        [MEMSTAT_FILE_MAPPED] = "file_mapped",
-        [MEMSTAT_FILE_DIRTY] = "file_dirty",
-        [MEMSTAT_ZSWAP] = "zswap",
-        [MEMSTAT_ZSWAPPED] = "zswapped",
-        [MEMSTAT_WORKINGSET_REFAULT_ANON] = "workingset_refault_anon",
-        [MEMSTAT_WORKINGSET_REFAULT_FILE] = "workingset_refault_file",
-        [MEMSTAT_WORKINGSET_ACTIVATE_ANON] = "workingset_activate_anon",
-        [MEMSTAT_WORKINGSET_ACTIVATE_FILE] = "workingset_activate_file",
-        [MEMSTAT_WORKINGSET_RESTORE_ANON] = "workingset_restore_anon",
-        [MEMSTAT_WORKINGSET_RESTORE_FILE] = "workingset_restore_file",
-        [MEMSTAT_WORKINGSET_NODERECLAIM] = "workingset_nodereclaim",
-        [MEMSTAT_PGSCAN] = "pgscan",
-        [MEMSTAT_PGSCAN_KSWAPD] = "pgscan_kswapd",
-        [MEMSTAT_PGSCAN_DIRECT] = "pgscan_direct",
-        [MEMSTAT_PGSCAN_PROACTIVE] = "pgscan_proactive",
-        [MEMSTAT_PGSTEAL] = "pgsteal",
-        [MEMSTAT_PGSTEAL_KSWAPD] = "pgsteal_kswapd",
-        [MEMSTAT_PGSTEAL_DIRECT] = "pgsteal_direct",
-        [MEMSTAT_PGSTEAL_PROACTIVE] = "pgsteal_proactive",
-        [MEMSTAT_PSWPIN] = "pswpin",
-        [MEMSTAT_PSWPOUT] = "pswpout",
-        [MEMSTAT_ZSWPIN] = "zswpin",
-        [MEMSTAT_ZSWPOUT] = "zswpout",
-        [MEMSTAT_INACTIVE_ANON] = "inactive_anon",
-        [MEMSTAT_ACTIVE_ANON] = "active_anon",
-        [MEMSTAT_INACTIVE_FILE] = "inactive_file",
-        [MEMSTAT_ACTIVE_FILE] = "active_file",
+static const struct {
+        const char *name;
+        uint8_t len;
+} memstat_keys[_MEMSTAT_KEY_MAX] = {
+#define KEY(k, name) [k] = { name, sizeof(name) - 1 }
+        KEY(MEMSTAT_ANON, "anon"),
+        KEY(MEMSTAT_FILE, "file"),
+        KEY(MEMSTAT_SHMEM, "shmem"),
+        KEY(MEMSTAT_FILE_MAPPED, "file_mapped"),
+        KEY(MEMSTAT_FILE_DIRTY, "file_dirty"),
+        KEY(MEMSTAT_ZSWAP, "zswap"),
+        KEY(MEMSTAT_ZSWAPPED, "zswapped"),
+        KEY(MEMSTAT_INACTIVE_ANON, "inactive_anon"),
+        KEY(MEMSTAT_ACTIVE_ANON, "active_anon"),
+        KEY(MEMSTAT_INACTIVE_FILE, "inactive_file"),
+        KEY(MEMSTAT_ACTIVE_FILE, "active_file"),
+        KEY(MEMSTAT_WORKINGSET_REFAULT_ANON, "workingset_refault_anon"),
+        KEY(MEMSTAT_WORKINGSET_REFAULT_FILE, "workingset_refault_file"),
+        KEY(MEMSTAT_WORKINGSET_ACTIVATE_ANON, "workingset_activate_anon"),
+        KEY(MEMSTAT_WORKINGSET_ACTIVATE_FILE, "workingset_activate_file"),
+        KEY(MEMSTAT_WORKINGSET_RESTORE_ANON, "workingset_restore_anon"),
+        KEY(MEMSTAT_WORKINGSET_RESTORE_FILE, "workingset_restore_file"),
+        KEY(MEMSTAT_WORKINGSET_NODERECLAIM, "workingset_nodereclaim"),
+        KEY(MEMSTAT_PGSCAN, "pgscan"),
+        KEY(MEMSTAT_PGSCAN_KSWAPD, "pgscan_kswapd"),
+        KEY(MEMSTAT_PGSCAN_DIRECT, "pgscan_direct"),
+        KEY(MEMSTAT_PGSCAN_PROACTIVE, "pgscan_proactive"),
+        KEY(MEMSTAT_PGSTEAL, "pgsteal"),
+        KEY(MEMSTAT_PGSTEAL_KSWAPD, "pgsteal_kswapd"),
+        KEY(MEMSTAT_PGSTEAL_DIRECT, "pgsteal_direct"),
+        KEY(MEMSTAT_PGSTEAL_PROACTIVE, "pgsteal_proactive"),
+        KEY(MEMSTAT_PSWPIN, "pswpin"),
+        KEY(MEMSTAT_PSWPOUT, "pswpout"),
+        KEY(MEMSTAT_ZSWPIN, "zswpin"),
+        KEY(MEMSTAT_ZSWPOUT, "zswpout"),
+#undef KEY
 };
 
-/* present is a 32-bit mask. */
+/* present is a 32-bit mask; the hash table has room to spare. */
 _Static_assert(_MEMSTAT_KEY_MAX <= 32, "memstat.present has one bit per key");
 
 const char *memstat_key_to_string(enum memstat_key k) {
         if ((unsigned) k >= _MEMSTAT_KEY_MAX)
                 return NULL;
-        return memstat_key_table[k];
+        return memstat_keys[k].name;
 }
 
-/* Returns the key spelled exactly s[0..len), or -ENOENT for keys the policy does not use.
- * A linear scan: 30 short names against ~60 lines per file is cheaper than anything clever. */
+/* The policy's keys by a hash of their names (open addressing, index + 1, 0 empty), built once
+ * before main(): memory.stat has ~70 lines, is read for every managed cgroup every cycle, and
+ * most of its lines are keys the policy does not use, which one probe turns away. */
+#define KEY_SLOTS 128
+static uint8_t key_slots[KEY_SLOTS];
+
+static unsigned key_hash(const char *s, size_t len) {
+        return ((unsigned) len * 131u + (unsigned char) s[0] * 31u +
+                (unsigned char) s[len / 2] * 7u + (unsigned char) s[len - 1]) % KEY_SLOTS;
+}
+
+__attribute__((constructor)) static void key_slots_init(void) {
+        for (int k = 0; k < _MEMSTAT_KEY_MAX; k++) {
+                unsigned h = key_hash(memstat_keys[k].name, memstat_keys[k].len);
+                while (key_slots[h])
+                        h = (h + 1) % KEY_SLOTS;
+                key_slots[h] = (uint8_t) (k + 1);
+        }
+}
+
+/* Returns the key spelled exactly s[0..len) (len > 0), or -ENOENT for keys the policy does not
+ * use. */
 static int memstat_key_lookup(const char *s, size_t len) {
-        for (int k = 0; k < _MEMSTAT_KEY_MAX; k++)
-                if (strlen(memstat_key_table[k]) == len && memcmp(memstat_key_table[k], s, len) == 0)
+        for (unsigned h = key_hash(s, len); key_slots[h]; h = (h + 1) % KEY_SLOTS) {
+                int k = key_slots[h] - 1;
+                if (memstat_keys[k].len == len && memcmp(memstat_keys[k].name, s, len) == 0)
                         return k;
+        }
         return -ENOENT;
 }
 
@@ -63,46 +90,46 @@ static int memstat_key_lookup(const char *s, size_t len) {
  * unknown one) and sets *ret_value, or -EINVAL. Unknown keys are checked too: a line that is
  * not "key number" means this is not memory.stat. */
 static int memstat_parse_line(const char *line, size_t len, uint64_t *ret_value) {
-        const char *sp = memchr(line, ' ', len);
-        if (!sp || sp == line)
+        size_t klen = 0;
+        while (klen < len && ((line[klen] >= 'a' && line[klen] <= 'z') || line[klen] == '_' ||
+                              (line[klen] >= '0' && line[klen] <= '9')))
+                klen++;
+        if (klen == 0 || klen == len || line[klen] != ' ')
                 return -EINVAL;
-        size_t klen = (size_t) (sp - line);
-        for (size_t i = 0; i < klen; i++)
-                if (!((line[i] >= 'a' && line[i] <= 'z') || (line[i] >= '0' && line[i] <= '9') ||
-                      line[i] == '_'))
-                        return -EINVAL;
         uint64_t v;
-        if (parse_u64_n(sp + 1, len - klen - 1, &v) < 0)
+        if (parse_u64_n(line + klen + 1, len - klen - 1, &v) < 0)
                 return -EINVAL;
         *ret_value = v;
         return memstat_key_lookup(line, klen);
 }
 
-int memstat_parse(const char *buf, size_t len, struct memstat *ret) {
+int memstat_parse(const char *buf, size_t len, struct memstat *ret, unsigned *ret_bad_line) {
+        unsigned lineno = 0;
         struct memstat s = {};
         size_t pos = 0;
 
         if (!buf || len == 0)
-                return -EINVAL;
+                return parse_bad_line(ret_bad_line, 0);
         const char *line;
         size_t llen;
         int more;
         while ((more = next_line(buf, len, &pos, &line, &llen)) > 0) {
+                lineno++;
                 uint64_t v;
                 int k = memstat_parse_line(line, llen, &v);
                 if (k == -ENOENT)
                         continue;
                 if (k < 0)
-                        return k;
+                        return parse_bad_line(ret_bad_line, lineno);
                 s.value[k] = v;
                 s.present |= UINT32_C(1) << k;
         }
-        if (more < 0)
-                return -EINVAL;
+        if (more < 0) /* a last line without its newline: cut */
+                return parse_bad_line(ret_bad_line, lineno + 1);
         *ret = s;
         return 0;
 }
 
-int memstat_read(int fd, struct memstat *ret) {
-        return READ_AND_PARSE(fd, memstat_parse, ret);
+int memstat_read(int fd, struct memstat *ret, unsigned *ret_bad_line) {
+        return READ_AND_PARSE(fd, memstat_parse, ret, ret_bad_line);
 }

@@ -158,3 +158,21 @@ void ctl_json_fields(const struct field *f, size_t n) {
         }
         putchar('}');
 }
+
+const char *ctl_container_label(const struct field *f, size_t n, char *buf, size_t size) {
+        const struct field *rt = ctl_field_get(f, n, "Runtime"),
+                           *id = ctl_field_get(f, n, "ContainerId"),
+                           *pod = ctl_field_get(f, n, "PodUid");
+        if (id && id->type == 's')
+                snprintf(buf, size, "%s %.12s", rt && rt->type == 's' ? rt->s : "?", id->s);
+        else if (pod && pod->type == 's')
+                snprintf(buf, size, "pod %.*s", (int) strcspn(pod->s, "-"), pod->s);
+        else
+                snprintf(buf, size, "-");
+        return buf;
+}
+
+const char *ctl_qos_label(const struct field *f, size_t n) {
+        const struct field *q = ctl_field_get(f, n, "QosClass");
+        return q && q->type == 's' ? q->s : "-";
+}

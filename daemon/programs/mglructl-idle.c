@@ -98,6 +98,9 @@ static const char *str(const struct ctl_idle *x, const char *key) {
 void ctl_idle_table(const struct ctl_idle *x, struct idle_table *t) {
         *t = (struct idle_table) {
                 .title = x->path[0] ? x->path : "host",
+                /* Daemons before HasReading: read. */
+                .unread = ctl_field_get(x->fields, x->n_fields, "HasReading") &&
+                          !u64(x, "HasReading"),
                 .policy = str(x, "Policy"),
                 .has_lrugen = u64(x, "HasLruGen"),
                 .n_lruvecs = u64(x, "Lruvecs"),

@@ -24,6 +24,9 @@ enum { ANON, FILE_, NR_TYPES };
 
 struct top_row {
         char path[512];
+        char shown[512];       /* path with container ids shortened (shorten_ids()) */
+        char container[48];    /* ctl_container_label(), "-" for other cgroups */
+        char qos[16];
         char mode[16];
         uint64_t cold_age_usec;
         bool has_cold, has_psi, paused;
@@ -119,6 +122,30 @@ static void row_fill(struct top_row *row, const struct field *f, size_t n) {
         row->reclaimed[ANON] = ctl_field_u64(f, n, "ReclaimedAnonBytes");
         row->reclaimed[FILE_] = ctl_field_u64(f, n, "ReclaimedFileBytes");
         row->paused = ctl_field_u64(f, n, "Paused");
+        ctl_container_label(f, n, row->container, sizeof row->container);
+        snprintf(row->qos, sizeof row->qos, "%s", ctl_qos_label(f, n));
+}
+
+/* Copies path into buf with every 64-hex-digit container id cut to its first 12 digits (the
+ * short id), so a container's row shows where it is, not 64 digits. */
+static void shorten_ids(const char *path, char *buf, size_t size) {
+        size_t o = 0;
+        for (const char *p = path; *p && o + 1 < size;) {
+                size_t run = strspn(p, "0123456789abcdef");
+                if (run == 64) {
+                        size_t k = MIN((size_t) 12, size - 1 - o);
+                        memcpy(buf + o, p, k);
+                        o += k;
+                        p += run;
+                } else if (run > 0) {
+                        size_t k = MIN(run, size - 1 - o);
+                        memcpy(buf + o, p, k);
+                        o += k;
+                        p += run;
+                } else
+                        buf[o++] = *p++;
+        }
+        buf[o] = '\0';
 }
 
 /* GetCgroup without printing: a cgroup that vanished since ListCgroups is skipped (returns 0). */
@@ -138,6 +165,7 @@ static int fetch_cgroup(struct top *t, const char *path, struct top_row *row) {
                 return n;
         *row = (struct top_row) {};
         snprintf(row->path, sizeof row->path, "%s", path);
+        shorten_ids(path, row->shown, sizeof row->shown);
         row_fill(row, f, n);
         return 1;
 }
@@ -370,17 +398,20 @@ static void top_render_idle(const struct top *t) {
 static void top_render(const struct top *t) {
         /* MODE T COLD-ANON COLD-FILE PSI RECL-A RATE-A RECL-F RATE-F, with two bars of bw. */
         enum { FIXED = 8 + 6 + 6 + 6 + 7 + 7 + 10 + 7 + 10 + 9 };
-        size_t pw = 20, bw = 0, maxlen = 0;
+        size_t pw = 20, bw = 0, maxlen = 0, cw = 0;
         uint64_t maxcold = 0;
-        char line[1024], hdr[64];
+        char line[1024], hdr[64], chdr[64] = "";
 
         for (size_t i = 0; i < t->n; i++) {
-                maxlen = MAX(maxlen, strlen(t->rows[i].path));
+                maxlen = MAX(maxlen, strlen(t->rows[i].shown));
+                /* The CONTAINER and QOS columns only when some row is a container or pod. */
+                if (strcmp(t->rows[i].container, "-") != 0)
+                        cw = 23 + 1 + 10 + 1;
                 maxcold = MAX(maxcold, MAX(t->rows[i].cold[ANON], t->rows[i].cold[FILE_]));
         }
         if (t->tty) {
-                bw = t->cols >= FIXED + 24 + 30 ? 12 : t->cols >= FIXED + 24 + 20 ? 8 : 0;
-                pw = t->cols > FIXED + 2 * bw + 20 ? t->cols - FIXED - 2 * bw : 20;
+                bw = t->cols >= FIXED + cw + 24 + 30 ? 12 : t->cols >= FIXED + cw + 24 + 20 ? 8 : 0;
+                pw = t->cols > FIXED + cw + 2 * bw + 20 ? t->cols - FIXED - cw - 2 * bw : 20;
         } else {
                 bw = 12;
                 pw = MAX(maxlen, (size_t) 6);
@@ -406,8 +437,10 @@ static void top_render(const struct top *t) {
         emit(t, line, false);
         emit(t, "", false);
         snprintf(hdr, sizeof hdr, "%*s", (int) bw, "");
-        snprintf(line, sizeof line, "%-*s %-7s %5s %s%s%6s %s%s%6s %6s %6s %9s %6s %9s",
-                 (int) pw, "CGROUP", "MODE", "T", hdr, bw ? " " : "", "COLD-A", hdr,
+        if (cw)
+                snprintf(chdr, sizeof chdr, "%-23s %-10s ", "CONTAINER", "QOS");
+        snprintf(line, sizeof line, "%-*s %s%-7s %5s %s%s%6s %s%s%6s %6s %6s %9s %6s %9s",
+                 (int) pw, "CGROUP", chdr, "MODE", "T", hdr, bw ? " " : "", "COLD-A", hdr,
                  bw ? " " : "", "COLD-F", "PSI", "RECL-A", "RATE-A", "RECL-F", "RATE-F");
         emit(t, line, t->tty);
 
@@ -415,18 +448,20 @@ static void top_render(const struct top *t) {
         for (size_t i = 0; i < t->n && i < max_rows; i++) {
                 const struct top_row *r = &t->rows[i];
                 char path[512], tt[32], ba[64], bf[64], ca[32], cf[32], psi[32], ra[32], rf[32],
-                        qa[32], qf[32];
-                size_t len = strlen(r->path);
+                        qa[32], qf[32], cc[96] = "";
+                size_t len = strlen(r->shown);
                 if (len > pw && pw > 3)
-                        snprintf(path, sizeof path, "...%s", r->path + len - (pw - 3));
+                        snprintf(path, sizeof path, "...%s", r->shown + len - (pw - 3));
                 else
-                        snprintf(path, sizeof path, "%s", r->path);
+                        snprintf(path, sizeof path, "%s", r->shown);
+                if (cw)
+                        snprintf(cc, sizeof cc, "%-23s %-10s ", r->container, r->qos);
                 if (r->has_psi)
                         snprintf(psi, sizeof psi, "%.2f%%", r->psi * 100);
                 else
                         snprintf(psi, sizeof psi, "-");
-                snprintf(line, sizeof line, "%-*s %-7s %5s %s%s%6s %s%s%6s %6s %6s %9s %6s %9s",
-                         (int) pw, path, r->paused ? "paused" : r->mode,
+                snprintf(line, sizeof line, "%-*s %s%-7s %5s %s%s%6s %s%s%6s %6s %6s %9s %6s %9s",
+                         (int) pw, path, cc, r->paused ? "paused" : r->mode,
                          format_duration(tt, sizeof tt, r->cold_age_usec),
                          bar(ba, bw, r->cold[ANON], maxcold), bw ? " " : "",
                          r->has_cold ? format_bytes(ca, sizeof ca, r->cold[ANON]) : "-",

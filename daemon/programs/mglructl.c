@@ -72,14 +72,16 @@ static int call_fields(sd_bus *bus, const char *member, const char *arg,
 }
 
 static void print_cgroup_line(const struct field *f, size_t n) {
-        char t[32], ca[32], cf[32];
+        char t[32], ca[32], cf[32], ct[96];
         const struct field *path = ctl_field_get(f, n, "Path"), *mode = ctl_field_get(f, n, "Mode"),
                            *reason = ctl_field_get(f, n, "Reason");
         bool est = ctl_field_get(f, n, "ColdAnonBytes");
-        printf("%-32s %-7s %-6s %7s %7s %s%s\n", path ? path->s : "?", mode ? mode->s : "?",
+        printf("%-32s %-7s %-6s %7s %7s %-23s %-10s %s%s\n", path ? path->s : "?",
+               mode ? mode->s : "?",
                format_duration(t, sizeof t, ctl_field_u64(f, n, "ColdAgeUSec")),
                est ? format_bytes(ca, sizeof ca, ctl_field_u64(f, n, "ColdAnonBytes")) : "-",
                est ? format_bytes(cf, sizeof cf, ctl_field_u64(f, n, "ColdFileBytes")) : "-",
+               ctl_container_label(f, n, ct, sizeof ct), ctl_qos_label(f, n),
                reason ? reason->s : "?", ctl_field_u64(f, n, "Paused") ? " (paused)" : "");
 }
 
@@ -109,8 +111,8 @@ static int cmd_status(sd_bus *bus, bool full_json) {
                        format_duration(b, sizeof b, ctl_field_u64(f, n, "LastCycleUSec")));
                 printf("  Dry run: %s, paused: %s\n\n", ctl_field_u64(f, n, "DryRun") ? "yes" : "no",
                        ctl_field_u64(f, n, "PausedAll") ? "yes (all)" : "no");
-                printf("%-32s %-7s %-6s %7s %7s %s\n", "CGROUP", "MODE", "T", "COLD-A",
-                       "COLD-F", "REASON");
+                printf("%-32s %-7s %-6s %7s %7s %-23s %-10s %s\n", "CGROUP", "MODE", "T",
+                       "COLD-A", "COLD-F", "CONTAINER", "QOS", "REASON");
         }
         if ((r = sd_bus_message_enter_container(list, 'a', "(stss)")) < 0)
                 goto fail;

@@ -67,6 +67,14 @@ void ctl_idle_table(const struct ctl_idle *x, struct idle_table *t);
 /* Writes an entry to stdout as a JSON object: Path, Fields, Ladder. */
 void ctl_idle_json(const struct ctl_idle *x);
 
+/* Writes what a GetCgroup reply says about the cgroup's container into buf, the way status
+ * and top show it: "docker 0123456789ab" (runtime and short id, like `docker ps`; "?" for an
+ * unknown runtime), "pod 4b6a1c3e" (a Kubernetes pod, its uid's first group), or "-".
+ * Returns buf. */
+const char *ctl_container_label(const struct field *f, size_t n, char *buf, size_t size);
+/* Returns the QosClass of a GetCgroup reply, or "-". */
+const char *ctl_qos_label(const struct field *f, size_t n);
+
 /* Shows the daemon's cgroups, refreshed every interval_usec, until 'q' or SIGINT/SIGTERM; with
  * once, prints one frame without escape sequences and returns; idle_view starts in the idle-age
  * view ('i' switches). Returns 0 or an exit code. */

@@ -2,6 +2,7 @@
 #include "mglrud/shared/fileio.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@ void read_buf_free(struct read_buf *b) {
         *b = (struct read_buf) {};
 }
 
-static int read_buf_reserve(struct read_buf *b, size_t want) {
+int read_buf_reserve(struct read_buf *b, size_t want) {
         if (b->cap >= want)
                 return 0;
         size_t cap = b->cap ? b->cap : 4096;
@@ -65,6 +66,25 @@ int read_full_fd(int fd, struct read_buf *b) {
         return 0;
 }
 
+int read_fd_into(int fd, char *buf, size_t size, size_t *ret_len) {
+        ssize_t n;
+
+        if (size < 2)
+                return -EINVAL;
+        /* One read: a second one only to see the end would double the syscalls of a cycle (nine
+         * files per managed cgroup). */
+        do
+                n = pread(fd, buf, size - 1, 0);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return negative_errno();
+        if ((size_t) n == size - 1)
+                return -EFBIG; /* full: there may be more; the caller reads it whole */
+        buf[n] = '\0';
+        *ret_len = (size_t) n;
+        return 0;
+}
+
 int read_full_file_at(int dirfd, const char *path, struct read_buf *b) {
         _cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
@@ -103,4 +123,37 @@ bool errno_is_vanished(int err) {
         if (err < 0)
                 err = -err;
         return err == ENOENT || err == ENODEV || err == ESTALE;
+}
+
+int write_file_atomic(const char *path, const char *text, mode_t mode) {
+        _cleanup_free_ char *tmp = NULL;
+        const char *slash = strrchr(path, '/');
+        int dlen = slash ? (int) (slash - path + 1) : 0;
+        int r;
+
+        if (asprintf(&tmp, "%.*s.%s.XXXXXX", dlen, path, slash ? slash + 1 : path) < 0)
+                return -ENOMEM;
+        /* mkostemp creates with O_EXCL: an existing name (a planted symlink) is never used. */
+        _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        size_t len = strlen(text);
+        for (size_t off = 0; off < len;) {
+                ssize_t n = write(fd, text + off, len - off);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0) {
+                        r = n < 0 ? negative_errno() : -EIO;
+                        goto fail;
+                }
+                off += (size_t) n;
+        }
+        if (fchmod(fd, mode) < 0 || rename(tmp, path) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+        return 0;
+fail:
+        (void) unlink(tmp);
+        return r;
 }

@@ -115,6 +115,11 @@ int idle_table_print(FILE *f, const struct idle_table *t) {
         bool risk = t->reaccess_usec > 0;
 
         print_heading(f, t);
+        if (t->unread) {
+                fprintf(f, "  not read yet: every cycle so far skipped it (paused, writes still "
+                           "running, or a malformed lru_gen record).\n");
+                return ferror(f) ? -EIO : 0;
+        }
         if (!t->has_lrugen) {
                 print_lists(f, t);
                 return ferror(f) ? -EIO : 0;

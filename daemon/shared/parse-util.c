@@ -23,17 +23,25 @@ static size_t count_digits(const char *s, size_t len) {
 
 int parse_u64_n(const char *s, size_t len, uint64_t *ret) {
         uint64_t v = 0;
+        bool overflow = false;
 
         if (!s || len == 0)
                 return -EINVAL;
-        if (count_digits(s, len) != len)
-                return -EINVAL;
+        /* One pass, no division: the kernel files the daemon parses every cycle are mostly
+         * numbers. Overflow is only possible from the 20th digit on, and every byte must still
+         * be a digit (a non-digit is -EINVAL, even after an overflow). */
         for (size_t i = 0; i < len; i++) {
-                unsigned d = (unsigned) (s[i] - '0');
-                if (v > (UINT64_MAX - d) / 10)
-                        return -ERANGE;
-                v = v * 10 + d;
+                unsigned d = (unsigned) (unsigned char) s[i] - '0';
+                if (d > 9)
+                        return -EINVAL;
+                if (i < 19)
+                        v = v * 10 + d;
+                else
+                        overflow = overflow || __builtin_mul_overflow(v, 10, &v) ||
+                                   __builtin_add_overflow(v, d, &v);
         }
+        if (overflow)
+                return -ERANGE;
         *ret = v;
         return 0;
 }
@@ -269,6 +277,9 @@ int parse_percent(const char *s, double *ret_ratio) {
         r = parse_decimal_n(s, len - percent, &v);
         if (r < 0)
                 return r;
+        const char *dot = memchr(s, '.', len);
+        if (dot && (size_t) (s + len - percent - dot - 1) > PERCENT_MAX_DECIMALS)
+                return -EINVAL;
         if (percent)
                 v /= 100;
         if (v > 1)
@@ -364,6 +375,25 @@ const char *format_bytes_exact(char *buf, size_t size, uint64_t bytes) {
 const char *format_duration_exact(char *buf, size_t size, uint64_t usec) {
         return format_units_exact(buf, size, usec, duration_format_units,
                                   ELEMENTSOF(duration_format_units), "us");
+}
+
+const char *format_percent_exact(char *buf, size_t size, double ratio) {
+        char tmp[64];
+
+        /* A ratio parsed from at most PERCENT_MAX_DECIMALS decimals, times 100, is within a few
+         * units in the last place of the percentage it came from: far below half a unit of
+         * its 12th decimal, so rounding there gives back its digits (shortest %g forms do
+         * not: "%.6g" printed 0.123456789% as 0.123457% and 0.00001% as 1e-05%). */
+        snprintf(tmp, sizeof tmp, "%.*f", PERCENT_MAX_DECIMALS, ratio * 100);
+        size_t n = strlen(tmp);
+        if (memchr(tmp, '.', n)) {
+                while (n > 0 && tmp[n - 1] == '0')
+                        n--;
+                if (n > 0 && tmp[n - 1] == '.')
+                        n--;
+        }
+        snprintf(buf, size, "%.*s%%", (int) n, tmp);
+        return buf;
 }
 
 int next_line(const char *buf, size_t len, size_t *pos, const char **ret_line, size_t *ret_len) {

@@ -20,6 +20,11 @@
 
 /* Largest single write: 1024 pages (4 MiB with 4 KiB pages). */
 #define ACTUATOR_CHUNK_PAGES 1024u
+/* Decisions are not queued beyond this many jobs (the cgroup waits for the next cycle): a long
+ * queue only delays what it holds, and each job holds two descriptors. */
+#define ACTUATOR_MAX_QUEUED 32u
+/* How long stopping waits for the chunk being written before it gives up on the thread. */
+#define ACTUATOR_STOP_TIMEOUT_USEC (10 * UINT64_C(1000000))
 
 enum actuator_job_kind {
         ACTUATOR_JOB_DECISION,  /* a decision's lru_gen commands and memory.reclaim writes */
@@ -48,10 +53,13 @@ struct actuator_job {
         bool dry_run;
         const bool *force_dry_run; /* set by actuator_submit(): a reload switched to dry-run */
         bool advise_ageing;     /* Mode=advise: only the ageing commands, nothing to report */
-        struct decision decision;           /* ACTUATOR_JOB_DECISION */
+        struct decision_summary decision;   /* ACTUATOR_JOB_DECISION: what was decided, with its
+                                             * memory.reclaim writes; its lru_gen commands are
+                                             * cmds (a job holds only those it has) */
         struct actuator_drop *drops;        /* ACTUATOR_JOB_DROP */
         size_t n_drops;
         uint64_t submitted_usec;
+        uint64_t write_started_usec; /* the write in progress began then (0: none); atomic */
         uint64_t token;         /* the submitter's tag: matches the completion to its owner */
 
         /* results */
@@ -63,6 +71,9 @@ struct actuator_job {
         uint64_t finished_usec;
 
         struct actuator_job *next;
+
+        size_t n_cmds;
+        struct lrugen_cmd cmds[];           /* the decision's lru_gen commands, in order */
 };
 
 /* What the actuation path did since start, over every job (for the metrics and the dump). */
@@ -73,8 +84,8 @@ struct actuator_stats {
         uint64_t asked_bytes;   /* bytes asked to evict, reclaim or drop */
 };
 
-/* Returns a new decision job for cgroup id with dup()s of dirfd and lrugen_fd (-1 allowed), or
- * NULL on OOM or when the descriptors cannot be duplicated. */
+/* Returns a new decision job for cgroup id with d's summary and commands and dup()s of dirfd
+ * and lrugen_fd (-1 allowed), or NULL on OOM or when the descriptors cannot be duplicated. */
 struct actuator_job *actuator_job_new(uint64_t cgroup_id, const char *path, int dirfd,
                                       int lrugen_fd, uint64_t page_size, bool dry_run,
                                       const struct decision *d);
@@ -109,6 +120,10 @@ int actuator_new(sd_event *e, actuator_done_fn done, void *userdata, struct actu
  * 0, or -ESHUTDOWN once stopping (the job is freed). */
 int actuator_submit(struct actuator *a, struct actuator_job *j);
 
+/* Drops the queued jobs of cgroup id (they are freed, done is not called; a running one
+ * finishes): its cgroup is no longer managed. NULL is fine. Returns how many were dropped. */
+unsigned actuator_cancel(struct actuator *a, uint64_t cgroup_id);
+
 /* Makes every queued job, and the rest of the running one, dry-run (or not: jobs submitted
  * with dry_run keep it). For a reload that turns DryRun= on: nothing is written after it. */
 void actuator_set_dry_run(struct actuator *a, bool dry_run);
@@ -119,6 +134,12 @@ unsigned actuator_pending(struct actuator *a);
 /* Returns the counts of what the actuation path did so far. */
 struct actuator_stats actuator_get_stats(struct actuator *a);
 
+/* Returns how long the write in progress has been running, or 0 when none is: the watchdog
+ * pings systemd only while this stays short. */
+uint64_t actuator_write_age_usec(struct actuator *a, uint64_t now_usec);
+
 /* Stops the worker after its current chunk, drops queued jobs without calling done, and frees
- * everything. NULL is fine. */
+ * everything. When the chunk does not return within ACTUATOR_STOP_TIMEOUT_USEC (a write the
+ * kernel never completes), logs it and leaves the thread and a to the process's exit. NULL is
+ * fine. */
 void actuator_free(struct actuator *a);

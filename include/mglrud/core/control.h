@@ -11,37 +11,23 @@
 #include "mglrud/core/actuator.h"
 #include "mglrud/core/cycle.h"
 #include "mglrud/core/cgroup.h"
+#include "mglrud/core/control-idle.h"
 #include "mglrud/kernel/lrugen.h"
-#include "mglrud/policy/idle-profile.h"
-
-/* The forecasts of a cgroup's idle profile: what its thresholds would free. */
-enum control_forecast {
-        CONTROL_FORECAST_T,          /* the current cold age threshold */
-        CONTROL_FORECAST_MIN,        /* MinColdAge= */
-        CONTROL_FORECAST_MAX,        /* MaxColdAge= */
-        _CONTROL_FORECAST_MAX,
-};
-
-/* Returns "T", "MinColdAge" or "MaxColdAge", or NULL. */
-const char *control_forecast_to_string(enum control_forecast f);
-
-/* A cgroup's idle-age profile as of its last cycle (docs/design.md, "Idle-age profile"). */
-struct control_idle {
-        bool has_profile;           /* lru_gen was read: profile and forecasts are valid */
-        struct idle_profile profile;
-        struct idle_forecast forecasts[_CONTROL_FORECAST_MAX];
-        struct idle_risk risk;      /* re-access per ladder rung, over the readings so far */
-        bool has_lists;             /* memory.stat's LRU lists (what is known without lru_gen) */
-        uint64_t active[_LRUGEN_NR_TYPES], inactive[_LRUGEN_NR_TYPES];
-        uint64_t read_usec;         /* CLOCK_MONOTONIC of the reading; 0: none yet */
-};
 
 /* A read-only copy of one managed cgroup's controller state, for the bus, dumps and metrics.
  * The strings point into the cgroup and static tables: valid until the next cycle or rescan. */
 struct control_snapshot {
         const char *path;
         uint64_t id;
-        const char *section;       /* the matching section's glob, "-" if none */
+        const char *section;       /* the most specific matching section's name, "Defaults"
+                                    * when only annotated keys manage it */
+        const char *runtime;       /* container runtime ("docker"), NULL when unknown */
+        const char *container_id;  /* full container id, NULL when not a container */
+        const char *pod_uid;       /* Kubernetes pod uid with dashes, NULL when unknown */
+        const char *qos_class;     /* "BestEffort", ..., NULL when unknown */
+        const char *annotated_policy; /* the [Policy:NAME] its annotation chose, NULL if none */
+        char annotations[_POLICY_KEY_MAX][64]; /* annotated keys, "MinColdAge=5min" */
+        size_t n_annotations;
         const char *mode;          /* configured Mode= */
         uint64_t cold_age_usec;    /* T */
         const char *reason;        /* last decision's reason, "paused", or "none" before any */
@@ -60,8 +46,27 @@ struct control_snapshot {
         char overrides[_POLICY_KEY_MAX][64]; /* runtime overrides, "MaxStep=32M", in key order */
         size_t n_overrides;
         uint64_t min_cold_age_usec, max_cold_age_usec; /* the effective policy's bounds */
-        struct control_idle idle;  /* idle-age profile, forecasts, re-access */
+        struct control_idle_lists idle_lists; /* memory.stat's LRU lists, last reading */
+        const struct control_idle_state *idle_state; /* the profile's state, NULL without
+                                    * lru_gen: control_snapshot_idle() */
 };
+
+/* Fills *ret with the idle-age profile of a snapshot's cgroup, as of its last cycle. */
+static inline void control_snapshot_idle(const struct control_snapshot *s,
+                                         struct control_idle *ret) {
+        control_idle_get(&s->idle_lists, s->idle_state, ret);
+}
+
+/* Working memory that one cycle reuses for every cgroup: the lruvecs of a cgroup and of the
+ * descendants its work covers, when the histogram does not hold them side by side. The manager
+ * owns one (cycle_input.scratch); without one each cgroup allocates its own. */
+struct control_scratch {
+        struct lrugen_lruvec *lruvecs;
+        size_t cap;
+};
+
+/* Frees the scratch's memory. */
+void control_scratch_done(struct control_scratch *x);
 
 /* Runs sample -> decide -> act -> report for cg with this cycle's input, handing writes to act.
  * Returns 0 (also when cg vanished: cg->vanished is set), or -ENOMEM. */

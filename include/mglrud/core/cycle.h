@@ -10,6 +10,8 @@
 #include "mglrud/kernel/lrugen.h"
 #include "mglrud/policy/policy.h"
 
+struct control_scratch;
+
 /* One finished action, measured: what the writes asked for, what memory.stat says left. */
 struct action_report {
         const char *cgroup;
@@ -19,7 +21,7 @@ struct action_report {
         const char *reason;            /* decision_reason_to_string() */
         int error;                     /* the last failed write's negative errno, or 0 */
         const char *section;           /* the cgroup's section glob, "-" if none */
-        const struct decision *decision; /* what was decided */
+        const struct decision_summary *decision; /* what was decided */
 };
 
 /* Where actions and advice go: the journal records of the daemon, or stdout for --once
@@ -30,7 +32,7 @@ struct report_sink {
         /* A decision that is only reported: advice (dry-run, Mode=advise), or an active
          * decision that writes nothing (would_act false). */
         void (*advice)(void *userdata, const char *cgroup, const char *section,
-                       const struct decision *d, bool would_act);
+                       const struct decision_summary *d, bool would_act);
         void *userdata;
 };
 
@@ -48,4 +50,5 @@ struct cycle_input {
         bool dry_run;                         /* --dry-run/DryRun=: nothing at all is written */
         bool paused_all;                      /* Pause(""): sample every cgroup, act on none */
         const struct report_sink *report;
+        struct control_scratch *scratch;      /* the cycle's working memory (control.h), or NULL */
 };

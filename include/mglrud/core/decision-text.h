@@ -11,3 +11,8 @@
  *  would evict 64M (anon 48M via lru_gen max, file 16M via lru_gen 0): cold-generations".
  * Returns the length it needed (like snprintf; truncated when >= size), or -EINVAL. */
 int decision_format(const struct decision *d, char *buf, size_t size);
+
+/* The same line from a decision's summary (what the daemon keeps of a cgroup's last decision
+ * and what a finished job carries): decision_format(d) == decision_summary_format(summary of d).
+ * Returns what decision_format() returns. */
+int decision_summary_format(const struct decision_summary *d, char *buf, size_t size);

@@ -4,13 +4,17 @@
  *
  * Methods (all on BUS_INTERFACE at BUS_OBJECT_PATH):
  *   ListCgroups() -> a(stss)            path, id, mode, last reason
- *   GetCgroup(s path) -> a{sv}          one cgroup's state (see bus.c: append_snapshot)
+ *   GetCgroup(s path) -> a{sv}          one cgroup's state (see bus.c: append_snapshot); for
+ *                                       containers also Runtime, ContainerId, PodUid, QosClass,
+ *                                       AnnotatedPolicy and Annotations, each only when known
  *   GetStatus() -> a{sv}                the daemon's state
  *   Dump() -> s, Metrics() -> s         the dump and the Prometheus text
  *   Advise() -> a(ss)                   path, advice line, computed now
  *   IdleProfile() -> a(sa{sv}a(tttud))  the idle-age profiles as of the last cycle: the host's
  *                                       (path "") first, then every managed cgroup's. Fields:
- *                                       Kind ("host", "cgroup"), HasLruGen, ReadAgoUSec,
+ *                                       Kind ("host", "cgroup"), HasReading (false until a
+ *                                       cycle read it: nothing else is known), HasLruGen,
+ *                                       ReadAgoUSec,
  *                                       HasLruLists and {Active,Inactive}{Anon,File}Bytes (the
  *                                       LRU lists, what is known without lru_gen); with lru_gen
  *                                       Lruvecs, HorizonUSec (the oldest generation's idle time),

@@ -36,7 +36,7 @@ struct meminfo {
  * in '\n'); MemTotal, MemAvailable, SwapTotal and SwapFree are required and returned in bytes,
  * the four LRU list sizes are optional (has_lru).
  * Returns 0, or -EINVAL when one is missing, a line is malformed or a value overflows. */
-int meminfo_parse(const char *buf, size_t len, struct meminfo *ret);
+int meminfo_parse(const char *buf, size_t len, struct meminfo *ret, unsigned *ret_bad_line);
 
 /* Reads and parses an open /proc/meminfo. Returns 0 or a negative errno. */
-int meminfo_read(int fd, struct meminfo *ret);
+int meminfo_read(int fd, struct meminfo *ret, unsigned *ret_bad_line);

@@ -51,11 +51,12 @@ const char *memstat_key_to_string(enum memstat_key k);
 
 /* Parses memory.stat text: "key value\n" lines; unknown keys are ignored (but their lines
  * must still be well formed), a key seen twice keeps its last value. Returns 0, or -EINVAL on
- * a malformed line (no value, garbage, overflow, no final newline) or empty input. */
-int memstat_parse(const char *buf, size_t len, struct memstat *ret);
+ * a malformed line (no value, garbage, overflow, no final newline) or empty input, with the
+ * line (1-based, 0 for the whole file) in *ret_bad_line when it is not NULL. */
+int memstat_parse(const char *buf, size_t len, struct memstat *ret, unsigned *ret_bad_line);
 
 /* Reads and parses an open memory.stat from offset 0. Returns 0 or a negative errno. */
-int memstat_read(int fd, struct memstat *ret);
+int memstat_read(int fd, struct memstat *ret, unsigned *ret_bad_line);
 
 /* The accessors below are inline: the policy uses them on samples without linking the reader. */
 

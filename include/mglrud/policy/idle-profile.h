@@ -21,7 +21,9 @@
 #define IDLE_LADDER_DEFAULT_N 8
 extern const uint64_t idle_ladder_default_usec[IDLE_LADDER_DEFAULT_N];
 
-#define IDLE_LADDER_MAX 12                  /* rungs of a ladder */
+/* Rungs of a ladder: the default's. Every managed cgroup keeps re-access sums per rung
+ * (struct idle_risk), so a slot no ladder uses costs memory on every one of them. */
+#define IDLE_LADDER_MAX IDLE_LADDER_DEFAULT_N
 #define IDLE_ROWS_MAX (IDLE_LADDER_MAX + 1) /* the rungs and the oldest generation's row */
 
 /* Flags of a row (and of a forecast). */
@@ -59,14 +61,38 @@ struct idle_profile {
         size_t n_lruvecs;          /* lruvecs with pages */
 };
 
+/* What the profile and the re-access rate keep of one lruvec between two readings: per
+ * generation its bytes and its idle time at the reading, and nothing else of the histogram (no
+ * path, no tier counters). A managed cgroup keeps one per lruvec of its last reading. */
+struct idle_gens {
+        uint64_t memcg_id;
+        uint64_t min_seq;          /* the oldest generation's; the others follow it one by one */
+        int node;
+        unsigned nr_gens;          /* 1..LRUGEN_MAX_NR_GENS, oldest first */
+        uint64_t aged_usec;        /* the youngest generation's age: time since the last ageing */
+        uint64_t idle_usec[LRUGEN_MAX_NR_GENS]; /* tiering_gen_idle_usec(); the youngest's 0 */
+        uint64_t bytes[LRUGEN_MAX_NR_GENS][_LRUGEN_NR_TYPES]; /* 0 where marked gone ("x") */
+};
+
+/* Fills *ret with what the profile keeps of lruvec v read at now_usec; state (may be NULL)
+ * caps the idle times as the controller does. Returns 0, or -EINVAL (NULL pointers, a zero page
+ * size, no or too many generations, sequence numbers that do not follow one another). */
+int idle_gens_take(const struct lrugen_lruvec *v, const struct policy_state *state,
+                   uint64_t now_usec, uint64_t page_size, struct idle_gens *ret);
+
 /* Fills *ret with the idle-age profile of lruvecs v[0..n) at now_usec on ladder[0..n_ladder)
  * (ascending, at most IDLE_LADDER_MAX), adding a row for the horizon when it falls between
  * rungs. state (may be NULL) caps the idle time of generations our evictions put pages back
  * into, as the controller does. Returns 0, or -EINVAL (NULL pointers, a ladder too long or not
- * ascending, a zero page size). */
+ * ascending, a zero page size, a lruvec without generations or with too many). */
 int idle_profile_compute(const struct lrugen_lruvec *v, size_t n, const struct policy_state *state,
                          uint64_t now_usec, uint64_t page_size, const uint64_t *ladder,
                          size_t n_ladder, struct idle_profile *ret);
+
+/* The same profile from what was kept of the lruvecs (idle_gens_take() at their reading): the
+ * same figures idle_profile_compute() gave on the lruvecs then. Returns 0 or -EINVAL. */
+int idle_profile_compute_gens(const struct idle_gens *g, size_t n, const uint64_t *ladder,
+                              size_t n_ladder, struct idle_profile *ret);
 
 /* Returns the idle time of lruvec v's oldest generation that holds pages, other than the
  * youngest (the longest idle time it tells), or 0. slot may be NULL. */
@@ -96,7 +122,8 @@ int idle_forecast_compute(const struct policy *p, const struct kernel_caps *caps
 #define IDLE_RISK_WINDOW_USEC (10ULL * 60 * 1000000)
 
 struct idle_risk {
-        uint64_t ladder_usec[IDLE_LADDER_MAX];
+        const uint64_t *ladder_usec; /* the ladder given to idle_risk_init(), which must outlive
+                                      * r (a static table, such as idle_ladder_default_usec) */
         size_t n;
         double exposed[IDLE_LADDER_MAX][_LRUGEN_NR_TYPES];  /* byte-seconds at or above a rung */
         double promoted[IDLE_LADDER_MAX][_LRUGEN_NR_TYPES]; /* bytes that left those generations */
@@ -104,20 +131,21 @@ struct idle_risk {
         uint64_t intervals, skipped; /* readings used, and skipped (reclaim, gap, recreated) */
 };
 
-/* Initialises r for ladder[0..n) (ascending, at most IDLE_LADDER_MAX). Returns 0 or -EINVAL. */
+/* Initialises r for ladder[0..n) (ascending, at most IDLE_LADDER_MAX), which r points to.
+ * Returns 0 or -EINVAL. */
 int idle_risk_init(struct idle_risk *r, const uint64_t *ladder, size_t n);
 
 /* Accounts the interval between two readings of the same lruvecs (matched by memcg and node):
- * for each generation eviction could take at the first (not the two youngest), its idle time
- * then, its bytes, and how many of its pages (or those merged into the oldest generation since)
- * are gone at the second. An interval in which reclaim took pages from the cgroup
+ * what was kept of the first (prev, idle_gens_take() at prev_usec) and the lruvecs of the
+ * second. For each generation eviction could take at the first (not the two youngest), its idle
+ * time then, its bytes, and how many of them (or of those merged into the oldest generation
+ * since) are gone at the second. An interval in which reclaim took pages from the cgroup
  * (reclaimed_pages > 0: eviction takes the oldest pages too), longer than
  * POLICY_MAX_SAMPLE_GAP_USEC or not forward in time is skipped; so is a lruvec whose sequence
- * numbers went back (recreated). state may be NULL. Returns true when the interval was used. */
-bool idle_risk_account(struct idle_risk *r, const struct lrugen_lruvec *prev, size_t n_prev,
+ * numbers went back (recreated). Returns true when the interval was used. */
+bool idle_risk_account(struct idle_risk *r, const struct idle_gens *prev, size_t n_prev,
                        uint64_t prev_usec, const struct lrugen_lruvec *cur, size_t n_cur,
-                       uint64_t cur_usec, const struct policy_state *state, uint64_t page_size,
-                       uint64_t reclaimed_pages);
+                       uint64_t cur_usec, uint64_t page_size, uint64_t reclaimed_pages);
 
 #define IDLE_RISK_ALL _LRUGEN_NR_TYPES /* a type for idle_risk_share_per_min(): anon and file */
 

@@ -140,67 +140,80 @@ struct kernel_caps {
 
 /* ---- persistent per-cgroup state ---- */
 
+/* (The fields of the state structs are ordered by size, widest first, to waste no padding: the
+ * daemon keeps one per managed cgroup, thousands of them.) */
 struct policy_lruvec_state {
         uint64_t memcg_id;
-        int node;
         uint64_t last_age_usec;  /* when we last asked to age it (0: never) */
         uint64_t last_age_seq;   /* the max_seq we aged from */
-        unsigned n_aged;         /* agings asked for so far (saturates at 2: calibrated) */
         uint64_t last_seen_usec; /* for slot reuse */
         /* Where our evictions put back the pages they found referenced (tiering.c:
          * rejected_since): max_seq − 1 of the last eviction, noted at the next decision... */
-        bool has_pending_reject;
         uint64_t pending_reject_seq;
         /* ... with that decision's time, per generation (indexed by seq % 4). */
         struct {
                 uint64_t seq, usec; /* usec 0: none */
         } rejected[4];
+        int node;
+        unsigned n_aged;         /* agings asked for so far (saturates at 2: calibrated) */
+        bool has_pending_reject; /* pending_reject_seq is set */
 };
 
+/* Cycles counted in 32 bits: 136 years at one a second; the state is kept per cgroup. */
 struct policy_counters {
-        uint64_t cycles;         /* policy_decide() calls that succeeded */
-        uint64_t warmups;        /* cycles without rates (first, reset, clock jump) */
-        uint64_t resets;         /* counter resets seen (cgroup recreated) */
-        uint64_t pressure;       /* cycles stopped by the cgroup's pressure */
-        uint64_t host_pressure;  /* cycles stopped by the host guard */
-        uint64_t errors;         /* policy_note_error() calls */
-        uint64_t t_raised, t_lowered;
         uint64_t planned_bytes[_LRUGEN_NR_TYPES]; /* sum of planned eviction/reclaim bytes */
+        uint32_t cycles;         /* policy_decide() calls that succeeded */
+        uint32_t warmups;        /* cycles without rates (first, reset, clock jump) */
+        uint32_t resets;         /* counter resets seen (cgroup recreated) */
+        uint32_t pressure;       /* cycles stopped by the cgroup's pressure */
+        uint32_t host_pressure;  /* cycles stopped by the host guard */
+        uint32_t errors;         /* policy_note_error() calls */
+        uint32_t t_raised, t_lowered;
 };
 
 struct policy_state {
         uint64_t cold_age_usec;      /* T, in [MinColdAge, MaxColdAge] */
-        unsigned quiet_cycles;       /* consecutive cycles with few refaults and no pressure */
-        uint64_t quiet_since_usec;   /* start of that quiet streak */
-        unsigned raise_hold;         /* cycles left before T may be raised again */
+        uint64_t quiet_since_usec;   /* start of the quiet streak (quiet_cycles) */
         uint64_t t_floor_usec;       /* T that refaults last showed to be needed ... */
         uint64_t t_floor_until_usec; /* ... kept as a lower bound until then */
+        uint64_t last_error_usec;
+        unsigned quiet_cycles;       /* consecutive cycles with few refaults and no pressure */
+        unsigned raise_hold;         /* cycles left before T may be raised again */
         unsigned backoff_cycles;     /* cycles left to skip after errors */
         unsigned error_streak;       /* consecutive failed cycles (backoff = 2^(streak-1)) */
         bool error_noted;            /* an error was noted since the last decision */
-        uint64_t last_error_usec;
 
         /* swappiness controller */
         double anon_share_integral;  /* correction added to the target anon share */
         double measured_anon_share;  /* of what was reclaimed last cycle (has_measured) */
-        bool has_measured;
         double refault_rate[_LRUGEN_NR_TYPES]; /* EMA of refaults/min (pages), for auto */
+        uint64_t last_planned_bytes[_LRUGEN_NR_TYPES]; /* the previous decision's split */
+        bool has_measured;
         bool anon_compressed;        /* anon refaults decompress (zram, zswap) instead of reading
                                       * disk; false until zram or zswpin > pswpin is seen */
-        uint64_t last_planned_bytes[_LRUGEN_NR_TYPES]; /* the previous decision's split */
         bool last_split_free;        /* … followed the share (no type ran short) */
 
         /* one-shot stream detector */
-        unsigned stream_cycles;      /* consecutive cycles of fast file inflow, no refaults */
         bool streaming;
+        unsigned stream_cycles;      /* consecutive cycles of fast file inflow, no refaults */
 
-        struct policy_lruvec_state lruvecs[POLICY_MAX_LRUVECS];
-        size_t n_lruvecs;
-
-        struct policy_counters counters;
         int last_reason;             /* enum decision_reason of the last decision */
+        struct policy_counters counters;
         uint64_t last_decision_usec;
+
+        /* Last, so that policy_state_size() bytes are the whole state. */
+        size_t n_lruvecs;
+        struct policy_lruvec_state lruvecs[POLICY_MAX_LRUVECS];
 };
+
+/* Returns how many bytes of s hold its state: everything up to its last lruvec slot in use.
+ * Slots beyond n_lruvecs are never read before policy_decide() fills them, so copying this
+ * many bytes copies the state: the daemon keeps each cgroup's state at this size (a node can
+ * run thousands of cgroups, each usually with one lruvec per node) and policy_decide() copies
+ * no more than this. */
+static inline size_t policy_state_size(const struct policy_state *s) {
+        return offsetof(struct policy_state, lruvecs) + s->n_lruvecs * sizeof s->lruvecs[0];
+}
 
 /* Initialises state for a newly managed (or recreated) cgroup. T starts at the geometric middle
  * of [MinColdAge, MaxColdAge]: starting at MinColdAge would evict a periodically reused set on
@@ -297,6 +310,33 @@ struct decision {
         int anon_swappiness;                      /* swappiness of the anon writes */
         unsigned n_age;                           /* ageing commands */
 };
+
+/* What a decision says, without its lru_gen commands: what the daemon keeps of a cgroup's last
+ * decision (for the bus, the dump and metrics) and what a finished job reports. */
+struct decision_summary {
+        uint64_t cold_bytes[_LRUGEN_NR_TYPES];
+        uint64_t cooling_bytes[_LRUGEN_NR_TYPES];
+        uint64_t warm_bytes[_LRUGEN_NR_TYPES];
+        uint64_t planned_bytes[_LRUGEN_NR_TYPES];
+        uint64_t idle_horizon_usec;                /* the line says what T past it means */
+        uint64_t horizon_bytes[_LRUGEN_NR_TYPES];
+        uint64_t cold_age_usec;
+        uint64_t file_cold_age_usec;
+        double psi_some;
+        struct reclaim_req reclaims[DECISION_MAX_RECLAIMS];
+        enum decision_reason reason;
+        uint32_t flags;
+        int anon_swappiness;
+        uint16_t n_cmds;                           /* lru_gen commands */
+        uint16_t n_age;                            /* … of which ageing */
+        uint8_t n_reclaims;
+        bool advise;
+        bool has_estimates;
+        bool has_psi_some;
+};
+
+/* Fills *ret with what d says (every field of the summary, copied from d). */
+void decision_summarize(const struct decision *d, struct decision_summary *ret);
 
 /* Returns "warmup", "cold-generations", … or NULL for an unknown value. */
 const char *decision_reason_to_string(enum decision_reason r);

@@ -41,6 +41,8 @@ struct idle_table_forecast {
 
 struct idle_table {
         const char *title;        /* "host" or a cgroup path */
+        bool unread;              /* no cycle has read it yet (paused, writes still running, a
+                                   * malformed lru_gen record): nothing else is set */
         const char *policy;       /* "active, T=31s, MinColdAge=20s, MaxColdAge=1min" or NULL */
         bool has_lrugen;          /* else only the LRU lists below are known */
         size_t n_lruvecs;

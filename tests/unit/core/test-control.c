@@ -19,6 +19,7 @@
 #include "mglrud/core/actuator.h"
 #include "mglrud/core/control.h"
 #include "mglrud/shared/fileio.h"
+#include "mglrud/shared/macro.h"
 
 static struct decision reclaim_decision(uint64_t bytes) {
         struct decision d = { .n_reclaims = 1 };
@@ -60,7 +61,7 @@ static void test_stale_completion_ignored(void **state) {
         assert_int_equal(fstat(dirfd, &st), 0);
 
         struct cgroup *cg;
-        assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, &cg), 0);
+        assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &cg), 0);
         policy_init_defaults(&cg->policy);
         cg->policy.mode = POLICY_MODE_PRESSURE; /* memory.reclaim, the TMO step */
 
@@ -92,10 +93,13 @@ static void test_stale_completion_ignored(void **state) {
         assert_int_equal(snap.actions, 0);
         assert_int_equal(snap.errors, 0);
 
-        /* Its own job is measured and counted. */
+        /* Its own job is measured and counted: 8 KiB of anon left, two pages stolen. */
+        write_at(dirfd, "memory.stat", "anon 536862720\nfile 536870912\npgsteal_proactive 2\n");
         control_job_done(cg, own, &report);
         assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
         assert_int_equal(snap.actions, 1);
+        assert_int_equal(snap.reclaimed_bytes[LRUGEN_ANON], 8192);
+        assert_int_equal(snap.reclaimed_bytes[LRUGEN_FILE], 0);
 
         actuator_free(act);
         control_cgroup_free(cg);
@@ -173,10 +177,68 @@ static void test_actuator_dry_run_switch(void **state) {
         assert_int_equal(rmdir(dir), 0);
 }
 
+struct ids_ctx {
+        unsigned n;
+        uint64_t ids[8];
+};
+
+static void on_job_id(struct actuator_job *j, void *userdata) {
+        struct ids_ctx *c = userdata;
+        if (c->n < ELEMENTSOF(c->ids))
+                c->ids[c->n] = j->cgroup_id;
+        c->n++;
+        actuator_job_free(j);
+}
+
+/* actuator_cancel() drops the queued jobs of a cgroup that is no longer managed; the other
+ * cgroups' jobs run. The worker is held on the first job, whose memory.reclaim is a FIFO (its
+ * open blocks until a reader comes), so that the others wait in the queue. */
+static void test_actuator_cancel(void **state) {
+        char dir[] = "/tmp/mglrud-test-cancel.XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(dirfd >= 0);
+        assert_int_equal(mkfifoat(dirfd, "memory.reclaim", 0600), 0);
+
+        sd_event *e = NULL;
+        struct actuator *a = NULL;
+        struct ids_ctx c = {};
+        assert_int_equal(sd_event_new(&e), 0);
+        assert_int_equal(actuator_new(e, on_job_id, &c, &a), 0);
+        struct decision d = reclaim_decision(4096);
+        const uint64_t order[] = { 7, 1, 2, 1 }; /* 7 blocks the worker; 1 goes away */
+        for (size_t i = 0; i < ELEMENTSOF(order); i++) {
+                struct actuator_job *j = actuator_job_new(order[i], "/t", dirfd, -1, 4096, false, &d);
+                assert_non_null(j);
+                assert_int_equal(actuator_submit(a, j), 0);
+        }
+        assert_int_equal(actuator_cancel(a, 1), 2);
+        assert_int_equal(actuator_cancel(a, 1), 0);
+        assert_int_equal(actuator_pending(a), 2);
+
+        /* A reader lets the write of job 7 through (and then the next job's). */
+        int rd = openat(dirfd, "memory.reclaim", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        assert_true(rd >= 0);
+        for (int i = 0; i < 100 && c.n < 2; i++)
+                assert_true(sd_event_run(e, 100000) >= 0);
+        assert_int_equal(c.n, 2);
+        assert_int_equal(c.ids[0], 7);
+        assert_int_equal(c.ids[1], 2);
+        assert_int_equal(actuator_pending(a), 0);
+
+        actuator_free(a);
+        sd_event_unref(e);
+        close(rd);
+        assert_int_equal(unlinkat(dirfd, "memory.reclaim", 0), 0);
+        close(dirfd);
+        assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_stale_completion_ignored),
                 cmocka_unit_test(test_actuator_dry_run_switch),
+                cmocka_unit_test(test_actuator_cancel),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

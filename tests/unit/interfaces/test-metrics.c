@@ -176,11 +176,15 @@ static void test_metrics_idle(void **state) {
         struct daemon_stats d = stats;
 
         make_snapshots(s);
-        struct control_idle *x = &s[1].idle;
+        /* What the cgroup kept of its last reading, at time 0. */
+        _cleanup_free_ struct control_idle_state *x = calloc(1, control_idle_state_size(1));
+        assert_non_null(x);
         x->has_profile = true;
+        x->n_gens = 1;
+        assert_int_equal(idle_gens_take(&v, NULL, 0, 4096, &x->gens[0]), 0);
+        s[1].idle_state = x;
         assert_int_equal(idle_profile_compute(&v, 1, NULL, 0, 4096, idle_ladder_default_usec,
-                                              IDLE_LADDER_DEFAULT_N, &x->profile), 0);
-        host.profile = x->profile;
+                                              IDLE_LADDER_DEFAULT_N, &host.profile), 0);
         d.host_idle = &host;
         x->forecasts[CONTROL_FORECAST_T] = (struct idle_forecast) {
                 .threshold_usec = 10000000, .bytes = { 409600, 0 } };
@@ -233,12 +237,63 @@ static void test_metrics_idle(void **state) {
         free(text);
 }
 
+/* A Kubernetes container and a pod: runtime and QoS class become labels, ids do not; the dump
+ * shows the short id, the pod and the annotated keys. */
+static void test_containers(void **state) {
+        const struct control_snapshot s[2] = {
+                {
+                        .path = "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-"
+                                "pod4b6a1c3e_9f2d_4e8a_b7c5_1d2e3f4a5b6c.slice/cri-containerd-"
+                                "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+                                ".scope",
+                        .id = 9,
+                        .section = "Policy:batch",
+                        .mode = "active",
+                        .reason = "none",
+                        .runtime = "containerd",
+                        .container_id = "0123456789abcdef0123456789abcdef0123456789abcdef"
+                                        "0123456789abcdef",
+                        .pod_uid = "4b6a1c3e-9f2d-4e8a-b7c5-1d2e3f4a5b6c",
+                        .qos_class = "BestEffort",
+                        .annotated_policy = "batch",
+                        .annotations = { "MinColdAge=5s" },
+                        .n_annotations = 1,
+                },
+                {
+                        .path = "/kubepods/pod4b6a1c3e-9f2d-4e8a-b7c5-1d2e3f4a5b6c",
+                        .id = 10,
+                        .section = "Pod:guaranteed",
+                        .mode = "advise",
+                        .reason = "none",
+                        .pod_uid = "4b6a1c3e-9f2d-4e8a-b7c5-1d2e3f4a5b6c",
+                        .qos_class = "Guaranteed",
+                },
+        };
+        _cleanup_free_ char *text = format(metrics_format, s, 2);
+        assert_non_null(strstr(text, "\nmglrud_actions_total{cgroup=\"/kubepods.slice/"));
+        assert_non_null(strstr(text, ".scope\",runtime=\"containerd\",qos_class=\"BestEffort\"} 0\n"));
+        assert_non_null(strstr(text, "\nmglrud_reclaimed_bytes_total{cgroup=\"/kubepods/pod4b6a1c3e-"
+                                     "9f2d-4e8a-b7c5-1d2e3f4a5b6c\",qos_class=\"Guaranteed\","
+                                     "type=\"anon\"} 0\n"));
+        assert_null(strstr(text, "container_id"));
+        assert_null(strstr(text, "pod_uid"));
+
+        _cleanup_free_ char *dump = format(dump_format, s, 2);
+        assert_non_null(strstr(dump, "        Id: 9\n        Container: containerd 0123456789ab\n"
+                                     "        Pod: 4b6a1c3e-9f2d-4e8a-b7c5-1d2e3f4a5b6c (BestEffort)\n"
+                                     "        Section: [Policy:batch]\n        Mode: active\n"
+                                     "        Override: MinColdAge=5s (annotation)\n"));
+        assert_non_null(strstr(dump, "        Id: 10\n        Pod: 4b6a1c3e-9f2d-4e8a-b7c5-"
+                                     "1d2e3f4a5b6c (Guaranteed)\n        Section: [Pod:guaranteed]\n"));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_metrics_exact),
                 cmocka_unit_test(test_metrics_empty),
                 cmocka_unit_test(test_metrics_idle),
                 cmocka_unit_test(test_dump),
+                cmocka_unit_test(test_containers),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

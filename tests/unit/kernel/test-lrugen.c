@@ -52,23 +52,23 @@ static void test_v7_nonfull(void **state) {
         assert_int_equal(l.format, LRUGEN_FORMAT_UNKNOWN);
 
         const struct lrugen_lruvec *v = find(&l, 1, 0);
-        assert_string_equal(v->path, "/");
+        assert_string_equal(lrugen_path(&l, v), "/");
         assert_g4(v);
         for (unsigned g = 0; g < v->nr_gens; g++) {
                 assert_false(v->gens[g].has_tiers);
                 assert_false(v->gens[g].gone[LRUGEN_ANON] || v->gens[g].gone[LRUGEN_FILE]);
         }
-        assert_int_equal(v->nr_mm_stats, 0);
+        assert_int_equal(v->file_tiers_gen, -1);
         assert_ptr_equal(&l.lruvecs[0], v);
 
         v = find(&l, 4242, 0);
-        assert_string_equal(v->path, "/system.slice");
+        assert_string_equal(lrugen_path(&l, v), "/system.slice");
         assert_g3(v);
         v = find(&l, UINT64_C(4294967297), 0);
-        assert_string_equal(v->path, "/system.slice/my app.service");
+        assert_string_equal(lrugen_path(&l, v), "/system.slice/my app.service");
         assert_g2(v);
         v = find(&l, UINT64_MAX, 0);
-        assert_string_equal(v->path, "/user.slice/ trailing space ");
+        assert_string_equal(lrugen_path(&l, v), "/user.slice/ trailing space ");
         assert_g3(v);
 
         assert_null(lookup(&l, 1, 1));
@@ -86,11 +86,11 @@ static void test_v7_two_nodes(void **state) {
         assert_int_equal(l.n_lruvecs, 4);
         assert_g4(find(&l, 1, 0));
         assert_g2(find(&l, 1, 1));
-        assert_string_equal(find(&l, 1, 1)->path, "/");
+        assert_string_equal(lrugen_path(&l, find(&l, 1, 1)), "/");
         assert_int_equal(lrugen_find_memcg(&l, 77, &first), 2);
         assert_ptr_equal(first, find(&l, 77, 0));
         assert_int_equal(first[1].node, 1);
-        assert_string_equal(first[1].path, "/a b/c  d");
+        assert_string_equal(lrugen_path(&l, &first[1]), "/a b/c  d");
         assert_g3(&first[1]);
         first = NULL;
         assert_int_equal(lrugen_find_memcg(&l, 78, &first), 0);
@@ -105,7 +105,7 @@ static void test_duplicates(void **state) {
         check_invariants(&l);
         assert_int_equal(l.n_lruvecs, 3);
         const struct lrugen_lruvec *v = find(&l, 77, 0);
-        assert_string_equal(v->path, "/new"); /* the later copy wins */
+        assert_string_equal(lrugen_path(&l, v), "/new"); /* the later copy wins */
         assert_int_equal(v->nr_gens, 2);
         assert_gen(&v->gens[0], 8, 9500, 1, 2);
         assert_gen(&v->gens[1], 9, 13, 3, 4);
@@ -148,37 +148,18 @@ static void test_v7_full(void **state) {
         for (unsigned g = 0; g < 4; g++)
                 assert_true(v->gens[g].has_tiers);
 
-        /* gen 101: file is at min_seq (rep), anon has nothing (xxx) */
-        const struct lrugen_tier *t = &v->gens[0].tiers[2];
-        assert_int_equal(t->kind[LRUGEN_ANON], LRUGEN_TIER_NONE);
-        assert_int_equal(t->kind[LRUGEN_FILE], LRUGEN_TIER_REP);
-        assert_int_equal(t->val[LRUGEN_FILE][0], 220);
-        assert_int_equal(t->val[LRUGEN_FILE][1], 221);
-        assert_int_equal(t->val[LRUGEN_FILE][2], 222);
-        /* gen 102: anon min_seq */
-        t = &v->gens[1].tiers[3];
-        assert_int_equal(t->kind[LRUGEN_ANON], LRUGEN_TIER_REP);
-        assert_int_equal(t->val[LRUGEN_ANON][2], 132);
-        assert_int_equal(t->kind[LRUGEN_FILE], LRUGEN_TIER_NONE);
-        assert_int_equal(v->gens[2].tiers[0].kind[LRUGEN_ANON], LRUGEN_TIER_NONE);
-        /* max_seq: R T x */
-        t = &v->gens[3].tiers[1];
-        assert_int_equal(t->kind[LRUGEN_ANON], LRUGEN_TIER_RT);
-        assert_int_equal(t->kind[LRUGEN_FILE], LRUGEN_TIER_RT);
-        assert_int_equal(t->val[LRUGEN_ANON][0], 110);
-        assert_int_equal(t->val[LRUGEN_ANON][1], 111);
-        assert_int_equal(t->val[LRUGEN_ANON][2], 0);
-        assert_int_equal(t->val[LRUGEN_FILE][1], 211);
-
-        assert_int_equal(v->nr_mm_stats, 4);
-        assert_int_equal(v->mm_stats[0], 123456);
-        assert_int_equal(v->mm_stats[1], 2345);
-        assert_int_equal(v->mm_stats[2], 800);
-        assert_int_equal(v->mm_stats[3], 120);
+        /* gen 101 (index 0): file is at min_seq (rep), anon has nothing (xxx); gen 102: anon
+         * min_seq. The r/e counts of those generations are kept, p and the R/T averages of
+         * max_seq and the TYFA line are checked, not kept. */
+        assert_int_equal(v->file_tiers_gen, 0);
+        for (int tier = 0; tier < LRUGEN_MAX_NR_TIERS; tier++) {
+                assert_int_equal(v->file_tiers.refaulted[tier], 200 + 10 * tier);
+                assert_int_equal(v->file_tiers.evicted[tier], 201 + 10 * tier);
+        }
 
         /* A young lruvec: seq 0..3, min_seq anon 0, file 1. */
         v = find(&l, UINT64_C(4294967297), 0);
-        assert_string_equal(v->path, "/system.slice/my app.service");
+        assert_string_equal(lrugen_path(&l, v), "/system.slice/my app.service");
         assert_int_equal(v->nr_gens, 4);
         assert_gen(&v->gens[0], 0, 90000, 10, 0);
         assert_false(v->gens[0].gone[LRUGEN_ANON]);
@@ -193,18 +174,15 @@ static void test_v7_full_variants(void **state) {
         check_invariants(&l);
         assert_true(l.full);
         assert_int_equal(l.format, LRUGEN_FORMAT_V7);
-        assert_int_equal(find(&l, 1, 0)->nr_mm_stats, 0);
+        assert_int_equal(find(&l, 1, 0)->file_tiers_gen, 0);
         assert_g4(find(&l, 1, 0));
 
         /* CONFIG_LRU_GEN_STATS: rep on every older generation, lowercase mm lines (not kept). */
         load("lrugen-7.x/lru_gen_full.stats", &l);
         check_invariants(&l);
         const struct lrugen_lruvec *v = find(&l, 1, 0);
-        assert_int_equal(v->nr_mm_stats, 0);
-        for (unsigned g = 0; g < 3; g++)
-                for (int tier = 0; tier < LRUGEN_MAX_NR_TIERS; tier++)
-                        assert_int_equal(v->gens[g].tiers[tier].kind[LRUGEN_FILE], LRUGEN_TIER_REP);
-        assert_int_equal(v->gens[3].tiers[0].kind[LRUGEN_FILE], LRUGEN_TIER_RT);
+        /* r/e on gens 0..2: the oldest is the type's min_seq, the one kept. */
+        assert_int_equal(v->file_tiers_gen, 0);
         assert_true(v->gens[0].gone[LRUGEN_FILE] && v->gens[1].gone[LRUGEN_FILE]);
         assert_false(v->gens[2].gone[LRUGEN_FILE]);
 }
@@ -217,9 +195,9 @@ static void test_v61(void **state) {
         assert_false(l.full);
         assert_int_equal(l.n_lruvecs, 3); /* the id-0 zombie is dropped */
         assert_g4(find(&l, 1, 0));
-        assert_string_equal(find(&l, 1, 0)->path, "/");
+        assert_string_equal(lrugen_path(&l, find(&l, 1, 0)), "/");
         assert_g3(find(&l, 12, 0));
-        assert_string_equal(find(&l, 65535, 0)->path, "/system.slice/my app.service");
+        assert_string_equal(lrugen_path(&l, find(&l, 65535, 0)), "/system.slice/my app.service");
         assert_null(lookup(&l, 0, 0));
         assert_null(lrugen_find_path(&l, "/system.slice/gone.service"));
 }
@@ -238,21 +216,12 @@ static void test_v61_full(void **state) {
         assert_g4(v);
         assert_false(v->gens[0].gone[LRUGEN_ANON]);
         assert_true(v->gens[0].gone[LRUGEN_FILE]);
-        assert_int_equal(v->gens[0].tiers[0].kind[LRUGEN_ANON], LRUGEN_TIER_REP);
-        assert_int_equal(v->gens[0].tiers[0].val[LRUGEN_ANON][2], 0); /* 6.1: protected[tier - 1] */
-        assert_int_equal(v->gens[0].tiers[1].val[LRUGEN_ANON][2], 112);
-        assert_int_equal(v->gens[0].tiers[0].kind[LRUGEN_FILE], LRUGEN_TIER_NONE);
-        assert_int_equal(v->gens[1].tiers[2].kind[LRUGEN_FILE], LRUGEN_TIER_REP);
-        assert_int_equal(v->gens[3].tiers[3].kind[LRUGEN_ANON], LRUGEN_TIER_RT);
-        assert_int_equal(v->gens[3].tiers[3].val[LRUGEN_ANON][0], 130);
-        assert_int_equal(v->gens[3].tiers[3].val[LRUGEN_ANON][1], 131);
-        assert_int_equal(v->nr_mm_stats, 6);
-        const uint64_t loynfa[] = { 123456, 100000, 2345, 900, 800, 120 };
-        for (int i = 0; i < 6; i++)
-                assert_int_equal(v->mm_stats[i], loynfa[i]);
+        assert_int_equal(v->file_tiers_gen, 1);
+        assert_int_equal(v->file_tiers.refaulted[2], 220);
+        assert_int_equal(v->file_tiers.evicted[3], 231);
 
         assert_int_equal(lrugen_find_memcg(&l, 3, NULL), 2);
-        assert_string_equal(find(&l, 3, 1)->path, "/with space");
+        assert_string_equal(lrugen_path(&l, find(&l, 3, 1)), "/with space");
         assert_null(lrugen_find_path(&l, "/dying"));
 }
 
@@ -272,7 +241,7 @@ static void test_boundaries(void **state) {
 
         /* A path that is one character, a path full of odd bytes. */
         assert_int_equal(parse_str("memcg 7 /a\tb\x01\xff\n node 0\n 1 2 3 4\n", &l), 0);
-        assert_string_equal(find(&l, 7, 0)->path, "/a\tb\x01\xff");
+        assert_string_equal(lrugen_path(&l, find(&l, 7, 0)), "/a\tb\x01\xff");
 }
 
 static void test_reuse(void **state) {
@@ -283,7 +252,7 @@ static void test_reuse(void **state) {
                 assert_int_equal(l.n_lruvecs, 4);
                 load("lrugen-6.1/lru_gen_full", &l);
                 assert_int_equal(l.n_lruvecs, 3);
-                assert_string_equal(find(&l, 3, 0)->path, "/with space");
+                assert_string_equal(lrugen_path(&l, find(&l, 3, 0)), "/with space");
                 /* A failed parse leaves it empty, not half-filled or stale. */
                 assert_int_equal(parse_str("memcg 1 /\n node     0\n", &l), -EINVAL);
                 assert_int_equal(l.n_lruvecs, 0);
@@ -313,6 +282,103 @@ static void test_read(void **state) {
         assert_int_equal(l.n_lruvecs, 0);
 }
 
+/* Appends one lru_gen_full record of memcg id at path (one node, four generations, r/e/p on the
+ * oldest, R/T and TYFA on max_seq, like the 7.x kernel prints) to t. */
+static void add_record(struct read_buf *t, uint64_t id, const char *path) {
+        char line[256];
+        size_t need = t->len + strlen(path) + 4096;
+        if (t->cap < need) {
+                t->cap = need * 2;
+                t->data = realloc(t->data, t->cap);
+                assert_non_null(t->data);
+        }
+        t->len += (size_t) sprintf(t->data + t->len, "memcg %ju %s\n node     0\n", (uintmax_t) id, path);
+        for (unsigned g = 0; g < 4; g++) {
+                t->len += (size_t) sprintf(t->data + t->len, " %10u %10u %10ju  %10ju \n", 100 + g,
+                                           40000 - 10000 * g, (uintmax_t) (id * 10 + g), (uintmax_t) g);
+                for (unsigned tier = 0; tier < 4; tier++) {
+                        if (g == 0)
+                                sprintf(line, "%10ur %10ue %10up %10ur %10ue %10up", tier, tier + 1,
+                                        tier + 2, tier + 10, (unsigned) (id % 1000), tier + 12);
+                        else if (g == 3)
+                                sprintf(line, "%10uR %10uT %10ux %10uR %10uT %10ux", 1u, 2u, 0u, 3u, 4u, 0u);
+                        else
+                                sprintf(line, "%10ux %10ux %10ux %10ux %10ux %10ux", 0u, 0u, 0u, 0u, 0u, 0u);
+                        t->len += (size_t) sprintf(t->data + t->len, "            %10u %s\n", tier, line);
+                }
+                t->len += (size_t) sprintf(t->data + t->len, g == 3 ? "%22s %10uT %10uY %10uF %10uA\n" :
+                                                              "%22s %10ux %10ux %10ux %10ux\n",
+                                           "", 1u, 2u, 3u, 4u);
+        }
+}
+
+static void assert_lruvec_equal(const struct lrugen *la, const struct lrugen_lruvec *a,
+                                const struct lrugen *lb, const struct lrugen_lruvec *b) {
+        assert_int_equal(a->memcg_id, b->memcg_id);
+        assert_int_equal(a->node, b->node);
+        assert_string_equal(lrugen_path(la, a), lrugen_path(lb, b));
+        assert_int_equal(a->nr_gens, b->nr_gens);
+        for (unsigned g = 0; g < a->nr_gens; g++) {
+                assert_int_equal(a->gens[g].seq, b->gens[g].seq);
+                assert_int_equal(a->gens[g].age_ms, b->gens[g].age_ms);
+                assert_memory_equal(a->gens[g].nr_pages, b->gens[g].nr_pages, sizeof a->gens[g].nr_pages);
+                assert_memory_equal(a->gens[g].gone, b->gens[g].gone, sizeof a->gens[g].gone);
+                assert_int_equal(a->gens[g].has_tiers, b->gens[g].has_tiers);
+        }
+        assert_int_equal(a->file_tiers_gen, b->file_tiers_gen);
+        assert_memory_equal(&a->file_tiers, &b->file_tiers, sizeof a->file_tiers);
+}
+
+/* lrugen_read() parses LRUGEN_READ_CHUNK bytes at a time: lines cut by a chunk boundary, a line
+ * longer than a chunk (a path of 70,000 bytes), records in descending id order (sorted in place)
+ * and a duplicate far from its first copy give what lrugen_parse() gives on the whole text. */
+static void test_read_chunks(void **state) {
+        _cleanup_(read_buf_free) struct read_buf text = {}, buf = {};
+        _cleanup_(lrugen_done) struct lrugen whole = {}, chunked = {};
+        char path[64];
+        _cleanup_free_ char *long_path = malloc(70001);
+
+        assert_non_null(long_path);
+        memset(long_path, 'a', 70000);
+        long_path[0] = '/';
+        long_path[70000] = 0;
+        for (uint64_t id = 400; id >= 1; id--) {
+                snprintf(path, sizeof path, "/c%ju", (uintmax_t) id);
+                add_record(&text, id, id == 200 ? long_path : path);
+        }
+        add_record(&text, 350, "/c350 again"); /* the later copy wins */
+        assert_true(text.len > 8 * LRUGEN_READ_CHUNK);
+
+        assert_int_equal(parse_exact(text.data, text.len, &whole), 0);
+        check_invariants(&whole);
+        assert_int_equal(whole.n_lruvecs, 400);
+        assert_string_equal(lrugen_path(&whole, find(&whole, 350, 0)), "/c350 again");
+        assert_non_null(lrugen_find_path(&whole, long_path));
+        assert_int_equal(find(&whole, 7, 0)->file_tiers.evicted[2], 7);
+
+        int fd = fixture_memfd(text.data, text.len);
+        assert_true(fd >= 0);
+        assert_int_equal(lrugen_read(fd, &buf, &chunked), 0);
+        close(fd);
+        assert_int_equal(buf.len, text.len);
+        assert_true(buf.cap < text.len); /* never held whole */
+        assert_int_equal(chunked.n_lruvecs, whole.n_lruvecs);
+        for (size_t i = 0; i < whole.n_lruvecs; i++)
+                assert_lruvec_equal(&whole, &whole.lruvecs[i], &chunked, &chunked.lruvecs[i]);
+
+        /* Cut in the middle of a line: the last line has no '\n'. Only the last block goes
+         * (the second copy of 350); its memcg is marked, the others are all there. */
+        fd = fixture_memfd(text.data, text.len - 1);
+        assert_true(fd >= 0);
+        assert_int_equal(lrugen_read(fd, &buf, &chunked), 0);
+        close(fd);
+        assert_int_equal(chunked.n_bad, 1);
+        assert_true(lrugen_memcg_bad(&chunked, 350, NULL));
+        assert_false(lrugen_memcg_bad(&chunked, 349, NULL));
+        assert_int_equal(chunked.n_lruvecs, 400);
+        assert_string_equal(lrugen_path(&chunked, find(&chunked, 350, 0)), "/c350");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_v7_nonfull),
@@ -326,6 +392,7 @@ int main(void) {
                 cmocka_unit_test(test_boundaries),
                 cmocka_unit_test(test_reuse),
                 cmocka_unit_test(test_read),
+                cmocka_unit_test(test_read_chunks),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,7 +27,7 @@ static int value_str(const char *s, uint64_t *ret) {
 static int meminfo_exact(const char *s, size_t len, struct meminfo *ret) {
         _cleanup_free_ char *copy = fixture_dup_exact(s, len);
         assert_non_null(copy);
-        return meminfo_parse(copy, len, ret);
+        return meminfo_parse(copy, len, ret, NULL);
 }
 
 static void test_value(void **state) {
@@ -105,7 +105,7 @@ static void test_meminfo(void **state) {
         int fd = fixture_memfd(b.data, b.len);
         assert_true(fd >= 0);
         memset(&m, 0, sizeof(m));
-        assert_int_equal(meminfo_read(fd, &m), 0);
+        assert_int_equal(meminfo_read(fd, &m, NULL), 0);
         assert_int_equal(m.mem_total, UINT64_C(16318412) * 1024);
         close(fd);
 

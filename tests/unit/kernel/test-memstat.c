@@ -13,11 +13,12 @@
 #include "fixture.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/kernel/memstat.h"
+#include "mglrud/shared/fileio.h"
 
 static int parse_exact(const char *s, size_t len, struct memstat *ret) {
         _cleanup_free_ char *copy = fixture_dup_exact(s, len);
         assert_non_null(copy);
-        return memstat_parse(copy, len, ret);
+        return memstat_parse(copy, len, ret, NULL);
 }
 
 static void load(const char *rel, struct memstat *ret) {
@@ -161,11 +162,30 @@ static void test_read(void **state) {
         int fd = fixture_memfd(b.data, b.len);
         assert_true(fd >= 0);
         for (int i = 0; i < 2; i++) {
-                assert_int_equal(memstat_read(fd, &s), 0);
+                assert_int_equal(memstat_read(fd, &s, NULL), 0);
                 assert_int_equal(get(&s, MEMSTAT_PSWPIN), 900);
         }
         close(fd);
-        assert_int_equal(memstat_read(fd, &s), -EBADF);
+        assert_int_equal(memstat_read(fd, &s, NULL), -EBADF);
+}
+
+/* A memory.stat bigger than the stack buffer of READ_AND_PARSE (READ_SMALL_MAX) is read on the
+ * heap, whole. */
+static void test_read_big(void **state) {
+        size_t cap = 2 * READ_SMALL_MAX + 4096, len = 0;
+        _cleanup_free_ char *text = malloc(cap);
+        struct memstat s;
+
+        assert_non_null(text);
+        for (int i = 0; len < 2 * READ_SMALL_MAX; i++)
+                len += (size_t) snprintf(text + len, cap - len, "unused_key_%d %d\n", i, i);
+        len += (size_t) snprintf(text + len, cap - len, "pswpin 900\nanon 4096\n");
+        int fd = fixture_memfd(text, len);
+        assert_true(fd >= 0);
+        assert_int_equal(memstat_read(fd, &s, NULL), 0);
+        assert_int_equal(get(&s, MEMSTAT_PSWPIN), 900);
+        assert_int_equal(get(&s, MEMSTAT_ANON), 4096);
+        close(fd);
 }
 
 /* Real captures from the 7.3 kernel (skipped while absent): every key the policy uses is
@@ -210,6 +230,7 @@ int main(void) {
                 cmocka_unit_test(test_delta),
                 cmocka_unit_test(test_malformed),
                 cmocka_unit_test(test_read),
+                cmocka_unit_test(test_read_big),
                 cmocka_unit_test(test_kernel_73),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -93,6 +93,7 @@ static inline void lruvec_fill(struct lrugen_lruvec *v, uint64_t memcg_id, int n
         v->memcg_id = memcg_id;
         v->node = node;
         v->nr_gens = n;
+        v->file_tiers_gen = -1; /* no tier lines */
         for (unsigned i = 0; i < n; i++) {
                 v->gens[i].seq = seq0 + i;
                 v->gens[i].age_ms = age_s[i] * 1000;
@@ -135,6 +136,45 @@ static inline struct host_limits host_limits_default(void) {
 }
 
 /* Runs one decision with default host samples, asserting success. */
+/* Fails unless a and b decide the same: every field, and the commands up to n_cmds (the slots
+ * after them hold nothing; policy_decide() does not clear them). */
+static inline void assert_decision_equal(const struct decision *a, const struct decision *b) {
+        assert_int_equal(a->reason, b->reason);
+        assert_int_equal(a->flags, b->flags);
+        assert_int_equal(a->advise, b->advise);
+        assert_int_equal(a->n_cmds, b->n_cmds);
+        for (size_t i = 0; i < a->n_cmds; i++) {
+                const struct lrugen_cmd *x = &a->cmds[i], *y = &b->cmds[i];
+                assert_int_equal(x->op, y->op);
+                assert_int_equal(x->memcg_id, y->memcg_id);
+                assert_int_equal(x->node, y->node);
+                assert_int_equal(x->seq, y->seq);
+                assert_int_equal(x->swappiness, y->swappiness);
+                assert_int_equal(x->nr_pages, y->nr_pages);
+                assert_int_equal(x->type, y->type);
+        }
+        assert_int_equal(a->n_reclaims, b->n_reclaims);
+        for (size_t i = 0; i < a->n_reclaims; i++) {
+                assert_int_equal(a->reclaims[i].bytes, b->reclaims[i].bytes);
+                assert_int_equal(a->reclaims[i].swappiness, b->reclaims[i].swappiness);
+        }
+        assert_memory_equal(a->cold_bytes, b->cold_bytes, sizeof a->cold_bytes);
+        assert_memory_equal(a->cooling_bytes, b->cooling_bytes, sizeof a->cooling_bytes);
+        assert_memory_equal(a->warm_bytes, b->warm_bytes, sizeof a->warm_bytes);
+        assert_int_equal(a->hot_bytes, b->hot_bytes);
+        assert_int_equal(a->has_estimates, b->has_estimates);
+        assert_true(a->psi_some == b->psi_some);
+        assert_int_equal(a->has_psi_some, b->has_psi_some);
+        assert_int_equal(a->cold_age_usec, b->cold_age_usec);
+        assert_int_equal(a->file_cold_age_usec, b->file_cold_age_usec);
+        assert_int_equal(a->floor_bytes, b->floor_bytes);
+        assert_int_equal(a->budget_bytes, b->budget_bytes);
+        assert_memory_equal(a->planned_bytes, b->planned_bytes, sizeof a->planned_bytes);
+        assert_true(a->target_anon_share == b->target_anon_share);
+        assert_int_equal(a->anon_swappiness, b->anon_swappiness);
+        assert_int_equal(a->n_age, b->n_age);
+}
+
 static inline struct decision run(const struct policy *p, const struct kernel_caps *caps,
                                   struct policy_state *s, const struct cgroup_sample *prev,
                                   const struct cgroup_sample *cur) {

@@ -410,7 +410,7 @@ static void test_modes(void **unused) {
         assert_true(advise.advise);
         assert_false(active.advise);
         advise.advise = false;
-        assert_memory_equal(&active, &advise, sizeof(active));
+        assert_decision_equal(&active, &advise);
 
         f.s = s0;
         f.p.mode = POLICY_MODE_OFF;

@@ -22,6 +22,14 @@ static const struct idle_profile_row *row_at(const struct idle_profile *p, uint6
         return NULL;
 }
 
+/* What a cgroup keeps of lruvec v read at now. */
+static struct idle_gens kept(const struct lrugen_lruvec *v, uint64_t now) {
+        struct idle_gens g;
+
+        assert_int_equal(idle_gens_take(v, NULL, now, TEST_PAGE_SIZE, &g), 0);
+        return g;
+}
+
 static void test_ladder_one_lruvec(void **unused) {
         struct lrugen_lruvec v;
         struct idle_profile p;
@@ -220,6 +228,17 @@ static void test_one_model(void **unused) {
                         assert_int_equal(r->bytes[LRUGEN_FILE], d.cold_bytes[LRUGEN_FILE]);
                 }
                 assert_int_equal(prof.horizon_usec, d.idle_horizon_usec);
+                /* What a cgroup keeps of its lruvecs gives the same profile later. */
+                struct idle_gens g[2];
+                struct idle_profile kept_prof;
+                for (int j = 0; j < 2; j++)
+                        assert_int_equal(idle_gens_take(&v[j], &s, cur.now_usec, TEST_PAGE_SIZE,
+                                                        &g[j]),
+                                         0);
+                assert_int_equal(idle_profile_compute_gens(g, 2, idle_ladder_default_usec,
+                                                           IDLE_LADDER_DEFAULT_N, &kept_prof),
+                                 0);
+                assert_memory_equal(&kept_prof, &prof, sizeof prof);
 
                 assert_int_equal(idle_forecast_compute(&p, &caps, &s, &cur, t, &f), 0);
                 if (f.flags & IDLE_ROW_UNKNOWN)
@@ -328,12 +347,14 @@ static void sim_run(struct idle_risk *r, unsigned warm_s) {
                 .set_pages = { [SET_COLD] = 25000, [SET_WARM] = 5000, [SET_HOT] = 2000 },
                 .last_walk = 10 * SEC,
         };
-        struct lrugen_lruvec prev, cur;
+        struct lrugen_lruvec cur;
+        struct idle_gens prev;
         uint64_t t0 = 20 * SEC;
 
         assert_int_equal(idle_risk_init(r, idle_ladder_default_usec, IDLE_LADDER_DEFAULT_N), 0);
         m.last_access[SET_COLD] = m.last_access[SET_WARM] = m.last_access[SET_HOT] = t0;
-        sim_read(&m, t0, &prev);
+        sim_read(&m, t0, &cur);
+        prev = kept(&cur, t0);
         for (uint64_t s = 1; s <= 360; s++) {
                 uint64_t now = t0 + s * SEC;
 
@@ -343,9 +364,9 @@ static void sim_run(struct idle_risk *r, unsigned warm_s) {
                 if (s % 15 == 0)
                         sim_age(&m, now);
                 sim_read(&m, now, &cur);
-                assert_true(idle_risk_account(r, &prev, 1, now - SEC, &cur, 1, now, NULL,
-                                              TEST_PAGE_SIZE, 0));
-                prev = cur;
+                assert_true(idle_risk_account(r, &prev, 1, now - SEC, &cur, 1, now, TEST_PAGE_SIZE,
+                                              0));
+                prev = kept(&cur, now);
         }
 }
 
@@ -395,14 +416,15 @@ static void test_risk_merge(void **unused) {
         /* Aged: 10 folded into 11 (1500 pages), nothing left. */
         lruvec_fill(&c, 1, 0, 11, 4, (uint32_t[]) { 61, 41, 6, 1 },
                     (uint64_t[]) { 1500, 10, 10, 0 }, (uint64_t[]) { 0, 0, 0, 0 });
-        assert_true(idle_risk_account(&r, &p, 1, 0, &c, 1, SEC, NULL, TEST_PAGE_SIZE, 0));
+        struct idle_gens g = kept(&p, 0);
+        assert_true(idle_risk_account(&r, &g, 1, 0, &c, 1, SEC, TEST_PAGE_SIZE, 0));
         assert_true(idle_risk_share_per_min(&r, 0, LRUGEN_ANON) == 0.0);
         /* 200 pages of the group gone: from generation 11 (idle ≥ 40 s: the 10 s and 30 s
          * rungs), none from generation 10. */
         lruvec_fill(&c, 1, 0, 11, 4, (uint32_t[]) { 61, 41, 6, 1 },
                     (uint64_t[]) { 1300, 10, 10, 200 }, (uint64_t[]) { 0, 0, 0, 0 });
         assert_int_equal(idle_risk_init(&r, idle_ladder_default_usec, 3), 0);
-        assert_true(idle_risk_account(&r, &p, 1, 0, &c, 1, SEC, NULL, TEST_PAGE_SIZE, 0));
+        assert_true(idle_risk_account(&r, &g, 1, 0, &c, 1, SEC, TEST_PAGE_SIZE, 0));
         assert_near(r.promoted[0][LRUGEN_ANON], 200.0 * TEST_PAGE_SIZE, 1e-6);
         assert_near(r.promoted[1][LRUGEN_ANON], 200.0 * TEST_PAGE_SIZE, 1e-6);
         assert_near(r.promoted[2][LRUGEN_ANON], 0.0, 1e-6); /* ≥ 1 min: generation 10 only */
@@ -411,30 +433,75 @@ static void test_risk_merge(void **unused) {
 
 static void test_risk_skips(void **unused) {
         struct lrugen_lruvec p, c;
+        struct idle_gens g;
         struct idle_risk r;
 
         assert_int_equal(idle_risk_init(&r, idle_ladder_default_usec, 2), 0);
         four_gens(&p, 1);
+        g = kept(&p, 0);
         c = p;
         /* Reclaim took pages meanwhile: eviction looks like re-access. */
-        assert_false(idle_risk_account(&r, &p, 1, 0, &c, 1, SEC, NULL, TEST_PAGE_SIZE, 1));
+        assert_false(idle_risk_account(&r, &g, 1, 0, &c, 1, SEC, TEST_PAGE_SIZE, 1));
         /* Time did not move forward, or too much of it. */
-        assert_false(idle_risk_account(&r, &p, 1, SEC, &c, 1, SEC, NULL, TEST_PAGE_SIZE, 0));
-        assert_false(idle_risk_account(&r, &p, 1, 0, &c, 1, POLICY_MAX_SAMPLE_GAP_USEC + 1, NULL,
+        assert_false(idle_risk_account(&r, &g, 1, SEC, &c, 1, SEC, TEST_PAGE_SIZE, 0));
+        assert_false(idle_risk_account(&r, &g, 1, 0, &c, 1, POLICY_MAX_SAMPLE_GAP_USEC + 1,
                                        TEST_PAGE_SIZE, 0));
         /* Recreated: the sequence numbers went back. */
         for (unsigned i = 0; i < 4; i++)
                 c.gens[i].seq -= 5;
-        assert_false(idle_risk_account(&r, &p, 1, 0, &c, 1, SEC, NULL, TEST_PAGE_SIZE, 0));
+        assert_false(idle_risk_account(&r, &g, 1, 0, &c, 1, SEC, TEST_PAGE_SIZE, 0));
         /* Gone from the second reading. */
         c = p;
         c.memcg_id = 2;
-        assert_false(idle_risk_account(&r, &p, 1, 0, &c, 1, SEC, NULL, TEST_PAGE_SIZE, 0));
+        assert_false(idle_risk_account(&r, &g, 1, 0, &c, 1, SEC, TEST_PAGE_SIZE, 0));
         assert_int_equal(r.skipped, 5);
         assert_int_equal(r.intervals, 0);
         c.memcg_id = 1;
-        assert_true(idle_risk_account(&r, &p, 1, 0, &c, 1, SEC, NULL, TEST_PAGE_SIZE, 0));
+        assert_true(idle_risk_account(&r, &g, 1, 0, &c, 1, SEC, TEST_PAGE_SIZE, 0));
         assert_int_equal(r.intervals, 1);
+}
+
+/* What a cgroup keeps of a lruvec: bytes and idle times per generation, the idle times capped
+ * where our eviction put pages back (as the controller caps them), and nothing that does not
+ * follow from the oldest sequence number. */
+static void test_gens_take(void **unused) {
+        struct policy p = test_policy();
+        struct lrugen_lruvec v;
+        struct policy_state s;
+        struct idle_gens g;
+
+        four_gens(&v, 42);
+        v.gens[1].gone[LRUGEN_FILE] = true;
+        g = kept(&v, 1000 * SEC);
+        assert_int_equal(g.memcg_id, 42);
+        assert_int_equal(g.min_seq, 10);
+        assert_int_equal(g.nr_gens, 4);
+        assert_int_equal(g.aged_usec, 100 * SEC);
+        assert_int_equal(g.idle_usec[0], 600 * SEC);
+        assert_int_equal(g.idle_usec[2], 100 * SEC);
+        assert_int_equal(g.idle_usec[3], 0);
+        assert_int_equal(g.bytes[0][LRUGEN_ANON], 50000 * TEST_PAGE_SIZE);
+        assert_int_equal(g.bytes[1][LRUGEN_FILE], 0); /* gone */
+        /* Pages our eviction found used went back into generation 11 20 s ago. */
+        policy_state_init(&s, &p, 0);
+        s.lruvecs[0] = (struct policy_lruvec_state) { .memcg_id = 42, .node = 0 };
+        s.lruvecs[0].rejected[0].seq = 11;
+        s.lruvecs[0].rejected[0].usec = 980 * SEC;
+        s.n_lruvecs = 1;
+        assert_int_equal(idle_gens_take(&v, &s, 1000 * SEC, TEST_PAGE_SIZE, &g), 0);
+        assert_int_equal(g.idle_usec[1], 20 * SEC);
+        assert_int_equal(g.idle_usec[0], 600 * SEC);
+        /* Sequence numbers with a hole, no generations, no page size. */
+        v.gens[2].seq = 20;
+        assert_int_equal(idle_gens_take(&v, NULL, 0, TEST_PAGE_SIZE, &g), -EINVAL);
+        v.gens[2].seq = 12;
+        assert_int_equal(idle_gens_take(&v, NULL, 0, 0, &g), -EINVAL);
+        v.nr_gens = 0;
+        assert_int_equal(idle_gens_take(&v, NULL, 0, TEST_PAGE_SIZE, &g), -EINVAL);
+        g.nr_gens = 0;
+        assert_int_equal(idle_profile_compute_gens(&g, 1, idle_ladder_default_usec, 1,
+                                                   &(struct idle_profile) {}),
+                         -EINVAL);
 }
 
 int main(void) {
@@ -450,6 +517,7 @@ int main(void) {
                 cmocka_unit_test(test_risk_hot_not_counted),
                 cmocka_unit_test(test_risk_merge),
                 cmocka_unit_test(test_risk_skips),
+                cmocka_unit_test(test_gens_take),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -428,11 +428,10 @@ static void test_tier_protection(void **unused) {
 
         cold_lruvec(&v);
         v.gens[0].has_tiers = true;
-        for (int k = 0; k < LRUGEN_MAX_NR_TIERS; k++)
-                v.gens[0].tiers[k].kind[LRUGEN_FILE] = LRUGEN_TIER_REP;
-        v.gens[0].tiers[0].val[LRUGEN_FILE][1] = 5000; /* tier 0 evicts a lot: fine */
-        v.gens[0].tiers[1].val[LRUGEN_FILE][0] = 50;   /* tier 1: half of it comes back */
-        v.gens[0].tiers[1].val[LRUGEN_FILE][1] = 100;
+        v.file_tiers_gen = 0;                          /* the file r/e lines, on gen 0 */
+        v.file_tiers.evicted[0] = 5000;        /* tier 0 evicts a lot: fine */
+        v.file_tiers.refaulted[1] = 50;        /* tier 1: half of it comes back */
+        v.file_tiers.evicted[1] = 100;
         prev.lruvecs = &v;
         prev.n_lruvecs = 1;
         warm(&p, &caps, &s, &prev, &cur);
@@ -442,8 +441,8 @@ static void test_tier_protection(void **unused) {
         assert_int_equal(find_evict(&d, LRUGEN_ANON)->nr_pages, 70000);
 
         /* few evictions: no conclusion */
-        v.gens[0].tiers[1].val[LRUGEN_FILE][0] = 20;
-        v.gens[0].tiers[1].val[LRUGEN_FILE][1] = 40;
+        v.file_tiers.refaulted[1] = 20;
+        v.file_tiers.evicted[1] = 40;
         d = run(&p, &caps, &s, &prev, &cur);
         assert_false(d.flags & DECISION_FLAG_FILE_PROTECTED);
         assert_non_null(find_evict(&d, LRUGEN_FILE));
