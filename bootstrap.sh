@@ -134,7 +134,8 @@ run_tests() {
                 rc=1
                 [ "${f[1]}" -gt 0 ] || f[1]=1
         fi
-        echo "$(( a[0] + b[0] + f[0] + pkg[0] )) passed, $(( a[1] + b[1] + f[1] + pkg[1] )) failed, $(( a[2] + b[2] + f[2] )) skipped"
+        echo "skipped: $(( a[2] + b[2] + f[2] ))"
+        echo "$(( a[0] + b[0] + f[0] + pkg[0] )) passed, $(( a[1] + b[1] + f[1] + pkg[1] )) failed"
         return $rc
 }
 
