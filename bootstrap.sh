@@ -5,8 +5,9 @@
 #                         cgroup v2 with MGLRU, otherwise on Debian's 7.3 kernel in QEMU with a
 #                         demo workload) and print what it did; `demo --seconds N` shortens the
 #                         VM demo (CI runs it with 45)
-#   ./bootstrap.sh test   install what is needed, build, run every test (unit, fuzz, VM) and
-#                         end with one line "N passed, N failed"
+#   ./bootstrap.sh test   install what is needed, build, run every test (unit, fuzz, VM,
+#                         valgrind, the Debian package with lintian, then libFuzzer for about
+#                         two minutes) and end with one line "N passed, N failed"
 # Idempotent; installs Debian packages only, nothing else from outside.
 set -euo pipefail
 
@@ -14,7 +15,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${MGLRUD_BUILD_DIR:-$here/build}
 packages=(meson ninja-build gcc pkg-config libsystemd-dev libcgroup-dev libinih-dev libcmocka-dev
           systemd qemu-system-x86 qemu-utils busybox-static e2fsprogs xz-utils cpio kmod
-          valgrind tmux strace groff-base util-linux clang bpftool libbpf-dev)
+          valgrind tmux strace groff-base util-linux clang libclang-rt-14-dev bpftool libbpf-dev
+          libjson-c-dev python3-yaml python3-kubernetes yamllint
+          dpkg-dev debhelper fakeroot lintian debootstrap
+          chromium) # chromium: the mglructl-report test renders the picture in a real browser
 
 die() { echo "bootstrap: $*" >&2; exit 1; }
 
@@ -71,8 +75,35 @@ meson_counts() {
              /^Timeout:/ {f+=$2} /^Skipped:/ {s+=$2} END {print ok+0, f+0, s+0}' "$1"
 }
 
+# Coverage-guided fuzzing (suite 'libfuzzer', tests/fuzz/meson.build): a clang build in which
+# only the libFuzzer targets are compiled, each fuzzed for -Dlibfuzzer_seconds (12 s).
+run_libfuzzer() {
+        local fbuild=$build-libfuzzer
+        [ -f "$fbuild/build.ninja" ] ||
+                CC=clang meson setup "$fbuild" "$here" -Dlibfuzzer=true -Db_sanitize=address,undefined \
+                        -Dvm_tests=false -Dbpf=disabled >/dev/null
+        ninja -C "$fbuild" libfuzzer >/dev/null || ninja -C "$fbuild" libfuzzer
+        meson test -C "$fbuild" --no-rebuild --suite libfuzzer --num-processes 1 --verbose
+}
+
 run_tests() {
         local log=$build/meson-test-output.txt vlog=$build/meson-valgrind-output.txt rc=0
+        local flog=$build/meson-libfuzzer-output.txt
+
+        # The Debian package, built out of tree in $build-deb (tests off) and checked by lintian:
+        # one test in the totals. The service-systemd VM scenario installs this .deb.
+        local pkg=(0 0) deb
+        echo "bootstrap: building the Debian package (tests/pkg/build-deb.sh --lintian)"
+        if deb=$("$here/tests/pkg/build-deb.sh" --out "$build-deb" --lintian); then
+                pkg=(1 0)
+                export MGLRUD_VM_DEB=$deb
+                echo "bootstrap: package OK: $deb"
+        else
+                pkg=(0 1)
+                rc=1
+                echo "bootstrap: package FAILED (see $build-deb/build.log)"
+        fi
+
         meson test -C "$build" --print-errorlogs --num-processes 2 2>&1 | tee "$log" || rc=$?
 
         # valgrind cannot run ASan binaries: the compiled tests and the daemon are checked again
@@ -88,11 +119,23 @@ run_tests() {
         meson test -C "$vbuild" --print-errorlogs --suite valgrind-daemon >>"$vlog" 2>&1 || rc=1
         cat "$vlog"
 
+        local frc=0
+        run_libfuzzer >"$flog" 2>&1 || frc=1
+        # One line per target with its executions and coverage, and meson's verdicts.
+        grep -E '^libfuzzer-|^ *[0-9]+/[0-9]+ .* (OK|FAIL|TIMEOUT|ERROR) ' "$flog" || tail -n 40 "$flog"
+
         # meson prints "Ok: N", "Fail: N", ... per run; CI reads one plain line with the totals.
-        local a b
+        local a b f
         read -r -a a <<<"$(meson_counts "$log")"
         read -r -a b <<<"$(meson_counts "$vlog")"
-        echo "$(( a[0] + b[0] )) passed, $(( a[1] + b[1] )) failed, $(( a[2] + b[2] )) skipped"
+        read -r -a f <<<"$(meson_counts "$flog")"
+        # a libFuzzer build that failed before any test ran still counts as a failure
+        if [ "$frc" -ne 0 ]; then
+                rc=1
+                [ "${f[1]}" -gt 0 ] || f[1]=1
+        fi
+        echo "skipped: $(( a[2] + b[2] + f[2] ))"
+        echo "$(( a[0] + b[0] + f[0] + pkg[0] )) passed, $(( a[1] + b[1] + f[1] + pkg[1] )) failed"
         return $rc
 }
 

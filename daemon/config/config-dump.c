@@ -17,12 +17,6 @@ static const char *log_level_name(int level) {
         }
 }
 
-/* Formats a ratio as a percentage with enough digits to read back the same value. */
-static const char *format_percent(char *buf, size_t size, double ratio) {
-        snprintf(buf, size, "%.6g%%", ratio * 100);
-        return buf;
-}
-
 const char *policy_key_format(char *buf, size_t size, const struct policy *p, enum policy_key k) {
         switch (k) {
         case POLICY_KEY_MODE:
@@ -33,9 +27,9 @@ const char *policy_key_format(char *buf, size_t size, const struct policy *p, en
         case POLICY_KEY_MAX_COLD_AGE:
                 return format_duration_exact(buf, size, p->max_cold_age_usec);
         case POLICY_KEY_PRESSURE_TARGET:
-                return format_percent(buf, size, p->pressure_target);
+                return format_percent_exact(buf, size, p->pressure_target);
         case POLICY_KEY_REFAULT_TARGET:
-                return format_percent(buf, size, p->refault_target);
+                return format_percent_exact(buf, size, p->refault_target);
         case POLICY_KEY_SWAPPINESS:
                 if (p->swappiness == SWAPPINESS_AUTO)
                         snprintf(buf, size, "auto");
@@ -49,7 +43,7 @@ const char *policy_key_format(char *buf, size_t size, const struct policy *p, en
         case POLICY_KEY_MAX_STEP:
                 return format_bytes_exact(buf, size, p->max_step_bytes);
         case POLICY_KEY_RECLAIM_RATIO:
-                return format_percent(buf, size, p->reclaim_ratio);
+                return format_percent_exact(buf, size, p->reclaim_ratio);
         case POLICY_KEY_STREAM_PROTECTION:
                 snprintf(buf, size, "%s", stream_protection_to_string(p->stream_protection) ?: "?");
                 return buf;
@@ -95,7 +89,7 @@ void config_dump(const struct config *c, FILE *f) {
         dump_daemon_key(c, f, DAEMON_KEY_PROC_ROOT, c->proc_root, NULL);
         dump_daemon_key(c, f, DAEMON_KEY_LOG_LEVEL, log_level_name(c->log_level), NULL);
         dump_daemon_key(c, f, DAEMON_KEY_HOST_PRESSURE_LIMIT,
-                        format_percent(buf, sizeof buf, c->host_full_limit), NULL);
+                        format_percent_exact(buf, sizeof buf, c->host_full_limit), NULL);
         dump_daemon_key(c, f, DAEMON_KEY_HOST_MIN_AVAILABLE,
                         format_bytes_exact(buf, sizeof buf, c->host_min_available), NULL);
 
@@ -112,7 +106,7 @@ void config_dump(const struct config *c, FILE *f) {
                 struct policy p = c->defaults;
 
                 policy_copy_keys(&p, &s->policy, s->set_mask);
-                fprintf(f, "\n# %s:%u\n[%s]\n", s->file ?: "?", s->line, s->glob);
+                fprintf(f, "\n# %s:%u\n[%s]\n", s->file ?: "?", s->line, s->name);
                 dump_policy(c, f, &p, s->set_mask, false);
         }
 }

@@ -78,7 +78,7 @@ void config_done(struct config *c) {
         free_root(c->proc_root);
         free(c->defaults_file);
         for (size_t i = 0; i < c->n_sections; i++) {
-                free(c->sections[i].glob);
+                free(c->sections[i].name);
                 free(c->sections[i].file);
         }
         free(c->sections);
@@ -110,7 +110,7 @@ int config_copy(const struct config *src, struct config *ret) {
         c.debugfs_root = default_debugfs_root;
         c.proc_root = default_proc_root;
         c.sections = NULL;
-        c.n_sections = 0;
+        c.n_sections = c.sections_cap = 0;
 
         if (strdup_keep(src->cgroup_root, NULL, &c.cgroup_root) < 0 ||
             strdup_keep(src->debugfs_root, default_debugfs_root, &c.debugfs_root) < 0 ||
@@ -121,13 +121,14 @@ int config_copy(const struct config *src, struct config *ret) {
                 c.sections = calloc(src->n_sections, sizeof *c.sections);
                 if (!c.sections)
                         goto oom;
+                c.sections_cap = src->n_sections;
                 for (size_t i = 0; i < src->n_sections; i++) {
                         struct policy_section *s = &c.sections[i];
                         *s = src->sections[i];
-                        s->glob = strdup(src->sections[i].glob);
+                        s->name = strdup(src->sections[i].name);
                         s->file = src->sections[i].file ? strdup(src->sections[i].file) : NULL;
                         c.n_sections++;
-                        if (!s->glob || (src->sections[i].file && !s->file))
+                        if (!s->name || (src->sections[i].file && !s->file))
                                 goto oom;
                 }
         }

@@ -35,8 +35,16 @@ enum section_kind {
         SECTION_UNKNOWN,
 };
 
+/* Sections by glob while loading: 100,000 sections took 11 s with a linear search. */
+struct section_index {
+        size_t *slots;         /* section index + 1, 0 for empty; open addressing */
+        size_t cap;            /* a power of two, at least twice the sections */
+};
+
 struct parse_ctx {
         struct config *c;
+        struct section_index *index;
+        char *first_error;     /* the first error message (for Reload() callers), or NULL */
         const char *filename;
         const char *pos, *end; /* the reader's cursor in the text */
         unsigned line;         /* number of the line the reader handed out last */
@@ -56,21 +64,63 @@ _printf_(5, 6) static void ctx_log(struct parse_ctx *ctx, int level, const char 
         vsnprintf(reason, sizeof reason, fmt, ap);
         va_end(ap);
 
-        log_full_errno(level, 0, "%s:%u: %s%s%s%s%s%s%s%s", ctx->filename, ctx->line,
-                       ctx->section ? "[" : "", ctx->section ?: "", ctx->section ? "] " : "",
-                       key ?: "", key ? "=" : "", value ?: "", key ? ": " : "", reason);
-        if (level <= LOG_ERR && ctx->error == 0)
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s:%u: %s%s%s%s%s%s%s%s", ctx->filename, ctx->line,
+                 ctx->section ? "[" : "", ctx->section ?: "", ctx->section ? "] " : "",
+                 key ?: "", key ? "=" : "", value ?: "", key ? ": " : "", reason);
+        log_full_errno(level, 0, "%s", msg);
+        if (level <= LOG_ERR && ctx->error == 0) {
                 ctx->error = -EINVAL;
+                if (!ctx->first_error)
+                        ctx->first_error = strdup(msg);
+        }
 }
 
 #define ctx_error(ctx, key, value, ...) ctx_log((ctx), LOG_ERR, (key), (value), __VA_ARGS__)
 #define ctx_warning(ctx, key, value, ...) ctx_log((ctx), LOG_WARNING, (key), (value), __VA_ARGS__)
 
-static int find_section(struct config *c, const char *glob) {
+static size_t glob_hash(const char *s) {
+        uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a */
+        for (; *s; s++)
+                h = (h ^ (unsigned char) *s) * UINT64_C(1099511628211);
+        return (size_t) h;
+}
+
+/* Returns the slot of name in the index: the one holding it, or the empty one it would go to. */
+static size_t *index_slot(const struct section_index *x, const struct config *c, const char *name) {
+        for (size_t i = glob_hash(name) & (x->cap - 1);; i = (i + 1) & (x->cap - 1))
+                if (!x->slots[i] || strcmp(c->sections[x->slots[i] - 1].name, name) == 0)
+                        return &x->slots[i];
+}
+
+/* Makes room for one more section (rebuilding from c->sections). Returns 0 or -ENOMEM. */
+static int index_reserve(struct section_index *x, const struct config *c) {
+        if ((c->n_sections + 1) * 2 <= x->cap)
+                return 0;
+        size_t cap = MAX(x->cap * 2, (size_t) 64);
+        while ((c->n_sections + 1) * 2 > cap)
+                cap *= 2;
+        size_t *slots = calloc(cap, sizeof *slots);
+        if (!slots)
+                return -ENOMEM;
+        free(x->slots);
+        *x = (struct section_index) { .slots = slots, .cap = cap };
         for (size_t i = 0; i < c->n_sections; i++)
-                if (strcmp(c->sections[i].glob, glob) == 0)
-                        return (int) i;
-        return -ENOENT;
+                *index_slot(x, c, c->sections[i].name) = i + 1;
+        return 0;
+}
+
+static void index_done(struct section_index *x) {
+        free(x->slots);
+}
+
+/* Returns the index of the section named name, or -ENOENT; -ENOMEM. */
+static int find_section(struct parse_ctx *ctx, const char *name) {
+        int r = index_reserve(ctx->index, ctx->c);
+        if (r < 0)
+                return r;
+        size_t slot = *index_slot(ctx->index, ctx->c, name);
+        return slot ? (int) (slot - 1) : -ENOENT;
 }
 
 static int enter_section(struct parse_ctx *ctx, const char *name) {
@@ -96,40 +146,52 @@ static int enter_section(struct parse_ctx *ctx, const char *name) {
                 ctx->kind = SECTION_DEFAULTS;
                 return 0;
         }
-        if (name[0] != '/') {
+        struct policy_section parsed = {};
+        const char *reason = NULL;
+        int r = policy_section_parse_name(&parsed, name, &reason);
+        if (r == -ENOENT) {
                 ctx->kind = SECTION_UNKNOWN;
                 ctx_warning(ctx, NULL, NULL, "unknown section, ignoring its keys");
                 return 0;
         }
-        if (cgroup_glob_validate(name) < 0) {
-                ctx_error(ctx, NULL, NULL,
-                          "invalid cgroup path glob (needs \"/a/b\" form: no empty, \".\" or "
-                          "\"..\" component, no trailing '/')");
+        if (r == -EINVAL) {
+                ctx_error(ctx, NULL, NULL, "%s", reason);
                 return -EINVAL;
         }
+        if (r < 0)
+                return r;
 
         file = strdup(ctx->filename);
-        if (!file)
+        if (!file) {
+                free(parsed.name);
                 return -ENOMEM;
-        int i = find_section(c, name);
-        if (i < 0) {
-                struct policy_section *n =
-                        reallocarray(c->sections, c->n_sections + 1, sizeof *c->sections);
-                if (!n) {
-                        free(file);
-                        return -ENOMEM;
-                }
-                c->sections = n;
-                struct policy_section *s = &n[c->n_sections];
-                *s = (struct policy_section) { .glob = strdup(name) };
-                if (!s->glob) {
-                        free(file);
-                        return -ENOMEM;
-                }
-                policy_init_defaults(&s->policy);
-                policy_section_compute_specificity(s);
-                i = (int) c->n_sections++;
         }
+        /* "[Pod:BestEffort]" and "[Pod:besteffort]" are one section: compare canonical names. */
+        int i = find_section(ctx, parsed.name);
+        if (i == -ENOMEM) {
+                free(parsed.name);
+                free(file);
+                return i;
+        }
+        if (i < 0) {
+                /* Geometric growth: one section at a time was quadratic. */
+                if (c->n_sections == c->sections_cap) {
+                        size_t cap = MAX(c->sections_cap * 2, (size_t) 8);
+                        struct policy_section *n = reallocarray(c->sections, cap, sizeof *n);
+                        if (!n) {
+                                free(parsed.name);
+                                free(file);
+                                return -ENOMEM;
+                        }
+                        c->sections = n;
+                        c->sections_cap = cap;
+                }
+                c->sections[c->n_sections] = parsed;
+                policy_init_defaults(&c->sections[c->n_sections].policy);
+                i = (int) c->n_sections++;
+                *index_slot(ctx->index, c, c->sections[i].name) = (size_t) i + 1;
+        } else
+                free(parsed.name);
         /* A section seen again in a later file merges into the first one (keeping its place
          * for the final specificity tie-break); only its location moves. */
         free(c->sections[i].file);
@@ -212,7 +274,7 @@ static char *reader(char *buf, int size, void *userdata) {
         if (buf[0] == '[') {
                 char *name;
                 if (parse_section_header(buf, &name) < 0) {
-                        ctx_error(ctx, NULL, NULL, "invalid section header '%.*s'", (int) len, l);
+                        ctx_error(ctx, NULL, NULL, "invalid section header");
                         return NULL;
                 }
                 int r = enter_section(ctx, name);
@@ -229,11 +291,12 @@ static char *reader(char *buf, int size, void *userdata) {
         char *eq = strchr(buf, '=');
         size_t colon = strcspn(buf, ":");
         if (!eq) {
-                ctx_error(ctx, NULL, NULL, "expected Key=Value or [Section], got '%s'", buf);
+                /* Not echoed: a file linked here by mistake (or malice) may hold secrets. */
+                ctx_error(ctx, NULL, NULL, "expected Key=Value or [Section]");
                 return NULL;
         }
         if (eq == buf || colon < (size_t) (eq - buf)) {
-                ctx_error(ctx, NULL, NULL, "invalid key name in '%s'", buf);
+                ctx_error(ctx, NULL, NULL, "invalid key name");
                 return NULL;
         }
         return buf;
@@ -340,9 +403,25 @@ unknown:;
         return 1;
 }
 
-static int parse_text(struct config *c, const char *text, size_t len, const char *filename) {
+/* Logs an error of the configuration as a whole and keeps the first one's text in *first (when
+ * first is not NULL and nothing is there yet). Returns -err. */
+_printf_(3, 4) static int load_error(char **first, int err, const char *fmt, ...) {
+        char msg[1024];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        log_error("%s", msg);
+        if (first && !*first)
+                *first = strdup(msg);
+        return -abs(err);
+}
+
+static int parse_text(struct config *c, struct section_index *index, const char *text, size_t len,
+                      const char *filename, char **first_error) {
         struct parse_ctx ctx = {
                 .c = c,
+                .index = index,
                 .filename = filename,
                 .pos = text,
                 .end = text + len,
@@ -350,6 +429,12 @@ static int parse_text(struct config *c, const char *text, size_t len, const char
 
         int r = ini_parse_stream(reader, &ctx, handler, &ctx);
         free(ctx.section);
+        if (ctx.first_error) {
+                if (first_error && !*first_error)
+                        *first_error = ctx.first_error;
+                else
+                        free(ctx.first_error);
+        }
         if (ctx.error == -ENOMEM || r == -2)
                 return log_error_errno(ENOMEM, "%s: out of memory", filename);
         if (ctx.error < 0)
@@ -361,20 +446,21 @@ static int parse_text(struct config *c, const char *text, size_t len, const char
 }
 
 static int check_cold_ages(const struct policy *p, const char *file, unsigned line,
-                           const char *section, const char *from) {
+                           const char *section, const char *from, char **first_error) {
         char a[32], b[32];
 
         if (p->min_cold_age_usec <= p->max_cold_age_usec)
                 return 0;
-        return log_error_errno(EINVAL, "%s:%u: [%s] MinColdAge=%s: greater than MaxColdAge=%s%s",
-                               file ?: "(built-in)", line, section,
-                               format_duration(a, sizeof a, p->min_cold_age_usec),
-                               format_duration(b, sizeof b, p->max_cold_age_usec), from);
+        return load_error(first_error, EINVAL, "%s:%u: [%s] MinColdAge=%s: greater than MaxColdAge=%s%s",
+                          file ?: "(built-in)", line, section,
+                          format_duration(a, sizeof a, p->min_cold_age_usec),
+                          format_duration(b, sizeof b, p->max_cold_age_usec), from);
 }
 
 /* Checks what only makes sense once every file is read. Returns 0 or -EINVAL. */
-static int config_verify(const struct config *c) {
-        int r = check_cold_ages(&c->defaults, c->defaults_file, c->defaults_line, "Defaults", "");
+static int config_verify(const struct config *c, char **first_error) {
+        int r = check_cold_ages(&c->defaults, c->defaults_file, c->defaults_line, "Defaults", "",
+                                first_error);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < c->n_sections; i++) {
@@ -382,29 +468,38 @@ static int config_verify(const struct config *c) {
                 struct policy p = c->defaults;
                 policy_copy_keys(&p, &s->policy, s->set_mask);
                 uint32_t both = (1u << POLICY_KEY_MIN_COLD_AGE) | (1u << POLICY_KEY_MAX_COLD_AGE);
-                r = check_cold_ages(&p, s->file, s->line, s->glob,
+                r = check_cold_ages(&p, s->file, s->line, s->name,
                                     (s->set_mask & both) == both ? ""
                                     : (s->set_mask & both) ? " (the other one from [Defaults])"
-                                                           : "");
+                                                           : "",
+                                    first_error);
                 if (r < 0)
                         return r;
         }
         return 0;
 }
 
-int config_load_string(const char *text, const char *filename, struct config *c) {
+int config_load_buffers(const struct config_buffer *files, size_t n, struct config *ret) {
         _cleanup_(config_done) struct config tmp;
+        _cleanup_(index_done) struct section_index index = {};
         int r;
 
         config_init(&tmp);
-        r = parse_text(&tmp, text, strlen(text), filename);
+        for (size_t i = 0; i < n; i++) {
+                r = parse_text(&tmp, &index, files[i].text, files[i].len, files[i].filename, NULL);
+                if (r < 0)
+                        return r;
+        }
+        r = config_verify(&tmp, NULL);
         if (r < 0)
                 return r;
-        r = config_verify(&tmp);
-        if (r < 0)
-                return r;
-        config_move(c, &tmp);
+        config_move(ret, &tmp);
         return 0;
+}
+
+int config_load_string(const char *text, const char *filename, struct config *c) {
+        const struct config_buffer file = { .filename = filename, .text = text, .len = strlen(text) };
+        return config_load_buffers(&file, 1, c);
 }
 
 /* ---- files ---- */
@@ -495,31 +590,72 @@ int config_list_files(const char *main_path, const char *dropin_dir, char ***ret
         return 0;
 }
 
-int config_load(const char *main_path, const char *dropin_dir, struct config *ret) {
+/* Refuses a file or directory that someone but root could have written, when we run as root: a
+ * configuration decides what is evicted. Returns 0 or -EPERM (logged). */
+static int check_owner(const char *path, const struct stat *st, char **first_error) {
+        if (geteuid() != 0)
+                return 0; /* tests, a user's own instance */
+        if (st->st_uid != 0)
+                return load_error(first_error, EPERM, "%s: owned by uid %u, not root: refusing "
+                                  "it (chown root).", path, (unsigned) st->st_uid);
+        if (st->st_mode & 0022)
+                return load_error(first_error, EPERM, "%s: writable by %s (mode %04o): refusing "
+                                  "it (chmod go-w).", path,
+                                  st->st_mode & 0002 ? "everyone" : "its group",
+                                  (unsigned) (st->st_mode & 07777));
+        return 0;
+}
+
+int config_load(const char *main_path, const char *dropin_dir, struct config *ret,
+                char **ret_error) {
         _cleanup_(config_files_freep) char **files = NULL;
         _cleanup_(config_done) struct config tmp;
+        _cleanup_free_ char *first = NULL;
+        _cleanup_(index_done) struct section_index index = {};
+        struct stat st;
         int r;
 
         config_init(&tmp);
+        /* The main file must exist: a typo in --config, or a file removed before a reload, must
+         * not silently mean "manage nothing". An empty file gives the built-in defaults. */
+        if (main_path && stat(main_path, &st) < 0) {
+                r = load_error(&first, errno, "%s: %s", main_path, strerror(errno));
+                goto fail;
+        }
+        if (dropin_dir && stat(dropin_dir, &st) == 0 && (r = check_owner(dropin_dir, &st, &first)) < 0)
+                goto fail;
         r = config_list_files(main_path, dropin_dir, &files);
         if (r < 0)
-                return r;
+                goto fail;
 
         for (char **f = files; *f; f++) {
                 _cleanup_(read_buf_free) struct read_buf b = {};
-                r = read_full_file_at(AT_FDCWD, *f, &b);
-                if (r == -ENOENT)
+                _cleanup_close_ int fd = open(*f, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+                if (fd < 0 && errno == ENOENT)
                         continue; /* removed since it was listed: as if it never existed */
+                if (fd < 0 || fstat(fd, &st) < 0) {
+                        r = load_error(&first, errno, "%s: %s", *f, strerror(errno));
+                        goto fail;
+                }
+                if ((r = check_owner(*f, &st, &first)) < 0)
+                        goto fail;
+                r = read_full_fd(fd, &b);
+                if (r < 0) {
+                        r = load_error(&first, r, "%s: %s", *f, strerror(-r));
+                        goto fail;
+                }
+                r = parse_text(&tmp, &index, b.data, b.len, *f, &first);
                 if (r < 0)
-                        return log_error_errno(r, "%s: %m", *f);
-                r = parse_text(&tmp, b.data, b.len, *f);
-                if (r < 0)
-                        return r;
+                        goto fail;
         }
 
-        r = config_verify(&tmp);
+        r = config_verify(&tmp, &first);
         if (r < 0)
-                return r;
+                goto fail;
         config_move(ret, &tmp);
         return 0;
+fail:
+        if (ret_error)
+                *ret_error = TAKE_PTR(first);
+        return r;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mglrud/core/actuate.h"
@@ -27,6 +28,7 @@ struct actuator {
         bool stop;
         bool force_dry_run;                           /* actuator_set_dry_run() */
         struct actuator_stats stats;                  /* under lock */
+        struct actuator_job *running;                 /* the job the worker runs, under lock */
         int efd;
         sd_event_source *source;
         actuator_done_fn done;
@@ -130,6 +132,15 @@ static bool cancelled(const bool *cancel) {
         return cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED);
 }
 
+/* Notes when the write in progress began (the watchdog's measure of progress). */
+static void write_begin(struct actuator_job *j) {
+        __atomic_store_n(&j->write_started_usec, now_monotonic_usec(), __ATOMIC_RELAXED);
+}
+
+static void write_end(struct actuator_job *j) {
+        __atomic_store_n(&j->write_started_usec, 0, __ATOMIC_RELAXED);
+}
+
 /* Checked before every write: a reload to DryRun=yes stops the writes of jobs decided before. */
 static bool job_dry_run(const struct actuator_job *j) {
         return j->dry_run ||
@@ -142,7 +153,9 @@ static int run_lrugen_cmd(struct actuator_job *j, const struct lrugen_cmd *c, co
         int r = 0;
 
         if (c->op == '+') {
+                write_begin(j);
                 r = actuate_lrugen(j->lrugen_fd, c, job_dry_run(j));
+                write_end(j);
         } else {
                 /* Repeating "- id node seq" is safe: once the generations up to seq are empty
                  * the kernel returns at once. */
@@ -153,7 +166,9 @@ static int run_lrugen_cmd(struct actuator_job *j, const struct lrugen_cmd *c, co
                         }
                         struct lrugen_cmd chunk = *c;
                         chunk.nr_pages = MIN(left, (uint64_t) ACTUATOR_CHUNK_PAGES);
+                        write_begin(j);
                         r = actuate_lrugen(j->lrugen_fd, &chunk, job_dry_run(j));
+                        write_end(j);
                         left -= chunk.nr_pages;
                 }
         }
@@ -175,7 +190,9 @@ static int run_reclaim(struct actuator_job *j, const struct reclaim_req *req, co
                 }
                 struct reclaim_req chunk = *req;
                 chunk.bytes = MIN(left, chunk_bytes);
+                write_begin(j);
                 r = actuate_reclaim(j->dirfd, &chunk, job_dry_run(j));
+                write_end(j);
                 left -= chunk.bytes;
                 if (r < 0)
                         break;
@@ -192,7 +209,9 @@ static void run_drops(struct actuator_job *j, const bool *cancel) {
                         j->cancelled = true;
                         break;
                 }
+                write_begin(j);
                 d->error = actuate_drop(d->fd, d->offset, d->length, job_dry_run(j));
+                write_end(j);
                 j->asked_bytes += d->length;
                 if (d->error < 0) {
                         j->failed++;
@@ -257,8 +276,9 @@ void actuator_run_job(struct actuator_job *j, const bool *cancel) {
         for (size_t i = 0; i < d->n_reclaims && !j->advise_ageing && !j->cancelled; i++) {
                 int r = run_reclaim(j, &d->reclaims[i], cancel);
                 j->asked_bytes += d->reclaims[i].bytes;
-                if (r == -EAGAIN)
-                        continue; /* the kernel reclaimed less than asked: measured later */
+                if (r == -EAGAIN || r == -EINTR)
+                        continue; /* the kernel reclaimed less than asked, or was interrupted:
+                                   * what it did is measured later; the next cycle asks again */
                 if (r == -ENOENT) {
                         j->vanished = true;
                         break;
@@ -296,11 +316,13 @@ static void *worker(void *userdata) {
                 if (!a->queue_head)
                         a->queue_tail = NULL;
                 j->next = NULL;
+                a->running = j;
                 pthread_mutex_unlock(&a->lock);
 
                 actuator_run_job(j, &a->stop);
 
                 pthread_mutex_lock(&a->lock);
+                a->running = NULL;
                 count_job(a, j);
                 if (a->done_tail)
                         a->done_tail->next = j;
@@ -456,6 +478,17 @@ struct actuator_stats actuator_get_stats(struct actuator *a) {
         return s;
 }
 
+uint64_t actuator_write_age_usec(struct actuator *a, uint64_t now_usec) {
+        uint64_t started = 0;
+        if (!a)
+                return 0;
+        pthread_mutex_lock(&a->lock);
+        if (a->running)
+                started = __atomic_load_n(&a->running->write_started_usec, __ATOMIC_RELAXED);
+        pthread_mutex_unlock(&a->lock);
+        return started && now_usec > started ? now_usec - started : 0;
+}
+
 static void free_list(struct actuator_job *j) {
         while (j) {
                 struct actuator_job *next = j->next;
@@ -472,7 +505,23 @@ void actuator_free(struct actuator *a) {
                 __atomic_store_n(&a->stop, true, __ATOMIC_RELAXED);
                 pthread_cond_signal(&a->wake);
                 pthread_mutex_unlock(&a->lock);
-                pthread_join(a->thread, NULL);
+                /* A write the kernel never returns from must not keep the daemon from exiting:
+                 * wait for the chunk in progress, but not forever. */
+                struct timespec deadline;
+                clock_gettime(CLOCK_REALTIME, &deadline);
+                deadline.tv_sec += ACTUATOR_STOP_TIMEOUT_USEC / USEC_PER_SEC;
+                int r = pthread_timedjoin_np(a->thread, NULL, &deadline);
+                if (r != 0) {
+                        uint64_t age = actuator_write_age_usec(a, now_monotonic_usec());
+                        char t[32];
+                        log_error_errno(r, "The writer thread is stuck in a write (%s: %s for "
+                                        "%s); exiting without it.", a->running ? a->running->path : "?",
+                                        r == ETIMEDOUT ? "no return" : "join failed",
+                                        format_duration(t, sizeof t, age));
+                        /* It still owns its job and may touch a: both are left to the exit. */
+                        pthread_detach(a->thread);
+                        return;
+                }
         }
         free_list(a->queue_head);
         free_list(a->done_head);

@@ -41,24 +41,46 @@ struct prev_reading {
  * only state lives here (docs/design.md, "Memory"): the previous sample as far as the policy
  * reads it, the last decision as its summary (its commands went to the actuation path), the
  * policy state as the bytes it uses (policy_state_size(): only as many lruvec slots as it has,
- * at the end of this allocation); the decision and the lruvecs live in the cycle's scratch. */
+ * at the end of this allocation), and after it, once a cycle had a histogram, what the idle-age
+ * profile keeps (control-idle.h: the generations of the last reading, not the lruvecs); the
+ * decision and the lruvecs live in the cycle's scratch. */
 struct control_state {
         struct prev_reading prev;
         struct decision_summary last;
         struct control_overrides *overrides; /* NULL without runtime overrides */
+        struct control_idle_lists idle_lists; /* memory.stat's LRU lists, last reading */
         uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES];
         uint64_t stream_dropped_bytes; /* one-shot stream bytes asked to drop, cumulative */
         uint64_t in_flight_token;      /* the in-flight job's token (unique for the daemon's life) */
         uint32_t actions, errors;      /* cumulative */
         uint32_t stream_files;         /* one-shot stream files dropped (or advised), cumulative */
         uint32_t policy_size;          /* bytes in policy; 0 before the first cycle */
+        uint32_t idle_size;            /* bytes of the idle-age state after it (idle_of()) */
         bool has_prev;
         bool has_last;                 /* last holds a decision */
         bool paused;                   /* Pause(): sample, but do not decide or act */
         bool skipped;                  /* the last cycle was skipped because of a pause */
+        bool reclaim_denied_logged;    /* note_reclaim_denied() said it */
         bool in_flight;                /* a job with this cgroup's writes is queued or running */
-        unsigned char policy[];        /* the first policy_size bytes of a struct policy_state */
+        unsigned char policy[];        /* the first policy_size bytes of a struct policy_state,
+                                        * then the idle-age state at idle_offset() */
 };
+
+/* Returns where the idle-age state of a state with policy_size bytes of policy starts (from
+ * the state's start), which is also the allocation's size without it: after the policy and the
+ * struct, aligned for its 64-bit fields. */
+static size_t idle_offset(size_t policy_size) {
+        size_t end = MAX(sizeof(struct control_state),
+                         offsetof(struct control_state, policy) + policy_size);
+        return (end + 7) & ~(size_t) 7;
+}
+
+/* Returns s's idle-age state, or NULL before its first cycle with a histogram. */
+static struct control_idle_state *idle_of(const struct control_state *s) {
+        if (!s->idle_size)
+                return NULL;
+        return (struct control_idle_state *) ((char *) s + idle_offset(s->policy_size));
+}
 
 void control_cgroup_free(struct cgroup *cg) {
         struct control_state *s = cg ? cg->userdata : NULL;
@@ -98,9 +120,20 @@ static struct control_state *policy_store(struct cgroup *cg, const struct policy
         struct control_state *s = cg->userdata;
         size_t size = policy_state_size(ps);
         if (size != s->policy_size) {
-                s = realloc(s, sizeof *s + size);
-                if (!s)
+                /* The idle-age state follows the policy's bytes: moved down before a shrink,
+                 * up after a growth, and back when the allocation fails. */
+                size_t from = idle_offset(s->policy_size), to = idle_offset(size);
+                if (to < from)
+                        memmove((char *) s + to, (char *) s + from, s->idle_size);
+                struct control_state *t = realloc(s, to + s->idle_size);
+                if (!t) {
+                        if (to < from)
+                                memmove((char *) s + from, (char *) s + to, s->idle_size);
                         return NULL;
+                }
+                s = t;
+                if (to > from)
+                        memmove((char *) s + to, (char *) s + from, s->idle_size);
                 cg->userdata = s;
                 s->policy_size = (uint32_t) size;
         }
@@ -160,14 +193,34 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
                 return -EINVAL;
         const struct control_state *s = cg->userdata;
         *ret = (struct control_snapshot) {
-                .path = cg->path,
+                .path = cg->name,
                 .id = cg->id,
-                .section = cg->section ? cg->section->glob : "-",
+                .section = cg->section ? cg->section->name : "Defaults",
                 .mode = policy_mode_to_string(cg->policy.mode),
                 .reason = "none",
+                .min_cold_age_usec = cg->policy.min_cold_age_usec,
+                .max_cold_age_usec = cg->policy.max_cold_age_usec,
         };
+        const struct container_identity *ci = &cg->container;
+        if (ci->kind != CONTAINER_KIND_NONE) {
+                ret->runtime = container_runtime_to_string(ci->runtime);
+                ret->container_id = ci->kind == CONTAINER_KIND_CONTAINER ? ci->id : NULL;
+                ret->pod_uid = ci->pod_uid[0] ? ci->pod_uid : NULL;
+                ret->qos_class = qos_class_to_string(ci->qos);
+        }
+        if (cg->annotation.policy_name[0])
+                ret->annotated_policy = cg->annotation.policy_name;
+        for (unsigned k = 0; k < _POLICY_KEY_MAX; k++)
+                if (cg->annotation.set_mask & (1u << k)) {
+                        char v[48];
+                        snprintf(ret->annotations[ret->n_annotations++], sizeof ret->annotations[0],
+                                 "%s=%s", policy_key_to_string(k),
+                                 policy_key_format(v, sizeof v, &cg->annotation.overrides, k));
+                }
         if (!s)
                 return 0;
+        ret->idle_lists = s->idle_lists;
+        ret->idle_state = idle_of(s);
         ret->paused = s->paused;
         for (unsigned k = 0; k < _POLICY_KEY_MAX && s->overrides; k++)
                 if (s->overrides->mask & (1u << k)) {
@@ -302,13 +355,26 @@ static int decide(const struct cycle_input *in, const struct policy *p, bool adv
                              in->host_limits, ret_state, ret);
 }
 
+/* Says once per cgroup that its memory.reclaim may not be written (docs/design.md, "Delegated
+ * cgroups"). */
+static void note_reclaim_denied(struct cgroup *cg, struct control_state *s) {
+        if (s->reclaim_denied_logged)
+                return;
+        s->reclaim_denied_logged = true;
+        log_notice("%s: memory.reclaim is not writable (the cgroup is owned by uid %u, delegated): "
+                   "its memory.reclaim decisions are advice only; lru_gen eviction is not "
+                   "affected. Give the daemon CAP_DAC_OVERRIDE to manage it fully.",
+                   cg->name, (unsigned) cg->files.owner);
+}
+
 /* Reports a decision that is only reported (advice, or an active decision without writes). */
 static void report_advice(const struct report_sink *report, const struct cgroup *cg,
                           const struct decision_summary *d) {
         bool would_act = d->n_reclaims > 0 ||
                          (d->reason == DECISION_EVICT_COLD || d->reason == DECISION_EVICT_STREAM);
         if (report && report->advice)
-                report->advice(report->userdata, cg->path, cg->section ? cg->section->glob : "-",
+                report->advice(report->userdata, cg->name,
+                               cg->section ? cg->section->name : "Defaults",
                                d, would_act);
 }
 
@@ -331,17 +397,17 @@ static void drop_done(struct cgroup *cg, struct control_state *s, const struct a
                         small_files++;
                         small_bytes += d->length;
                         small_last = d->path;
-                        log_debug("%s: %s %s of %s, small file read once.", cg->path, verb,
+                        log_debug("%s: %s %s of %s, small file read once.", cg->name, verb,
                                   format_bytes(b1, sizeof b1, d->length), d->path);
                         continue;
                 }
-                log_info("%s: %s %s of %s, read once (%s of %s read).", cg->path, verb,
+                log_info("%s: %s %s of %s, read once (%s of %s read).", cg->name, verb,
                          format_bytes(b1, sizeof b1, d->length), d->path,
                          format_bytes(b2, sizeof b2, d->read_bytes),
                          format_bytes(b3, sizeof b3, d->size_bytes));
         }
         if (small_files > 0)
-                log_info("%s: %s %s of %u small files read once (the last %s).", cg->path, verb,
+                log_info("%s: %s %s of %u small files read once (the last %s).", cg->name, verb,
                          format_bytes(b1, sizeof b1, small_bytes), small_files, small_last);
 }
 
@@ -367,7 +433,13 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
         s->in_flight = false;
         if (j->vanished)
                 cg->vanished = true;
-        if (j->failed > 0) {
+        if (j->failed > 0 && j->decision.n_reclaims > 0 &&
+            (j->last_error == -EACCES || j->last_error == -EPERM)) {
+                /* Permissions changed under us (a subtree delegated since we opened it): not an
+                 * error to repeat every cycle. */
+                cg->files.reclaim_denied = true;
+                note_reclaim_denied(cg, s);
+        } else if (j->failed > 0) {
                 s->errors += j->failed;
                 if (s->policy_size) {
                         struct policy_state ps;
@@ -379,7 +451,7 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
         if (j->advise_ageing || (j->asked_bytes == 0 && j->failed == 0)) {
                 /* Ageing only: nothing leaves memory, nothing to measure or to report above
                  * debug (it happens about every T/2). */
-                log_debug("%s: aged %u lruvec%s (%s)", cg->path, j->decision.n_age,
+                log_debug("%s: aged %u lruvec%s (%s)", cg->name, j->decision.n_age,
                           j->decision.n_age == 1 ? "" : "s",
                           decision_reason_to_string(j->decision.reason));
                 if (!j->advise_ageing)
@@ -390,7 +462,7 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
         s->actions++;
 
         struct cgroup_reading after;
-        if (!cg->vanished && cgroup_read(cg, j->finished_usec, &after) >= 0) {
+        if (!cg->vanished && cgroup_read(cg, j->finished_usec, &after, NULL) >= 0) {
                 const struct memstat *a = &after.stat;
                 uint64_t a0 = baseline(j, BASE_ANON), f0 = baseline(j, BASE_FILE);
                 uint64_t a1 = 0, f1 = 0, s1 = 0, s0 = baseline(j, BASE_STEAL);
@@ -416,13 +488,13 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
         }
         const struct decision_summary *d = &j->decision;
         struct action_report ar = {
-                .cgroup = cg->path,
+                .cgroup = cg->name,
                 .action = d->n_reclaims > 0 ? "reclaim" : "evict",
                 .asked_bytes = j->asked_bytes,
                 .got_bytes = { [LRUGEN_ANON] = got_anon, [LRUGEN_FILE] = got_file },
                 .reason = decision_reason_to_string(d->reason),
                 .error = j->last_error,
-                .section = cg->section ? cg->section->glob : "-",
+                .section = cg->section ? cg->section->name : "Defaults",
                 .decision = d,
         };
         if (report && report->action)
@@ -438,9 +510,9 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
         if (!in->dry_run && !advise_ageing && log_get_max_level() >= LOG_DEBUG) {
                 char line[1024];
                 if (decision_format(d, line, sizeof line) >= 0)
-                        log_debug("%s: decision: %s", cg->path, line);
+                        log_debug("%s: decision: %s", cg->name, line);
         }
-        struct actuator_job *j = actuator_job_new(cg->id, cg->path, cg->files.dirfd, in->lrugen_write_fd,
+        struct actuator_job *j = actuator_job_new(cg->id, cg->name, cg->files.dirfd, in->lrugen_write_fd,
                                                   in->caps->page_size, in->dry_run, d);
         if (!j)
                 return -ENOMEM;
@@ -459,6 +531,38 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
         if (r == -ESHUTDOWN)
                 s->in_flight = false;
         return r == -ESHUTDOWN ? 0 : r;
+}
+
+/* Updates cg's idle-age profile from this cycle's reading (docs/design.md, "Idle-age
+ * profile"): p is the policy decided with, t the decision's T, ps the policy state after it.
+ * Gives the idle-age state the room for this reading's lruvecs at the end of cg's state, which
+ * may move. Returns 0 or -ENOMEM (the profile then shows nothing). */
+static int idle_update(struct cgroup *cg, const struct cycle_input *in,
+                       const struct cgroup_reading *cur, const struct lrugen_lruvec *lruvecs,
+                       size_t n_lruvecs, const struct policy *p, const struct policy_state *ps,
+                       uint64_t t) {
+        struct control_state *s = cg->userdata;
+        struct cgroup_sample sc;
+
+        fill_sample(cur, lruvecs, n_lruvecs, in->lrugen && n_lruvecs > 0, &sc);
+        if (!control_idle_begin(&s->idle_lists, idle_of(s), in, &sc))
+                return 0;
+        size_t size = control_idle_state_size(n_lruvecs);
+        if (size != s->idle_size) {
+                struct control_state *grown = realloc(s, idle_offset(s->policy_size) + size);
+                if (!grown) {
+                        if (s->idle_size)
+                                idle_of(s)->has_profile = false;
+                        return -ENOMEM;
+                }
+                cg->userdata = s = grown;
+                bool fresh = s->idle_size == 0;
+                s->idle_size = (uint32_t) size;
+                if (fresh)
+                        control_idle_init(idle_of(s));
+        }
+        control_idle_keep(idle_of(s), in, &sc, p, ps, t);
+        return 0;
 }
 
 int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct actuator *act) {
@@ -480,11 +584,17 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                         return -ENOMEM;
         }
 
-        r = cgroup_read(cg, now_usec, &cur);
+        struct cgroup_read_error err;
+        r = cgroup_read(cg, now_usec, &cur, &err);
         if (r == -ENOENT)
                 return 0;
         if (r < 0) {
-                log_warning_errno(r, "%s: cannot read memory files: %m", cg->path);
+                if (err.line > 0)
+                        log_warning_errno(r, "%s: cannot read %s, line %u: %m", cg->name,
+                                          cgroup_file_name(err.file), err.line);
+                else
+                        log_warning_errno(r, "%s: cannot read %s: %m", cg->name,
+                                          cgroup_file_name(err.file));
                 return r == -ENOMEM ? r : 0;
         }
         s->skipped = s->paused || in->paused_all;
@@ -498,7 +608,19 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                 /* The previous decision's writes are still running (the kernel can take
                  * seconds per eviction): decide again once their effect can be measured. The
                  * previous sample stays, so the next rates cover the whole interval. */
-                log_debug("%s: previous writes still running, skipping this cycle.", cg->path);
+                log_debug("%s: previous writes still running, skipping this cycle.", cg->name);
+                return 0;
+        }
+        if (in->lrugen && lrugen_memcg_bad(in->lrugen, cg->id, cg->path)) {
+                /* Its record was malformed this read: no decision on a partial picture (the
+                 * fallback would act blind). The previous sample stays. */
+                log_debug("%s: malformed lru_gen record, skipping this cycle.", cg->name);
+                return 0;
+        }
+        if (actuator_pending(act) >= ACTUATOR_MAX_QUEUED) {
+                /* The writer is behind: decide again next cycle, over the whole interval. */
+                log_debug("%s: %u writes queued, skipping this cycle.", cg->name,
+                          actuator_pending(act));
                 return 0;
         }
         struct control_scratch local = {};
@@ -515,15 +637,27 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
         struct decision d;
         r = decide(in, &p, advise, &ps, s->has_prev ? &s->prev : NULL, &cur, lruvecs, (size_t) n,
                    &ps, &d);
-        control_scratch_done(&local);
         if (r < 0) {
-                log_warning_errno(r, "%s: policy rejected the sample: %m", cg->path);
+                control_scratch_done(&local);
+                log_warning_errno(r, "%s: policy rejected the sample: %m", cg->name);
                 prev_take(&cur, &s->prev);
                 s->has_prev = true;
                 return 0;
         }
-        if (!(s = policy_store(cg, &ps)))
-                return -ENOMEM;
+        s = policy_store(cg, &ps);
+        /* Before the scratch goes: the lruvecs may be in it. */
+        r = s ? idle_update(cg, in, &cur, lruvecs, (size_t) n, &p, &ps, d.cold_age_usec) : -ENOMEM;
+        control_scratch_done(&local);
+        if (r < 0)
+                return r;
+        s = cg->userdata; /* idle_update() may have moved it */
+        if (!advise && d.n_reclaims > 0 && cg->files.reclaim_denied) {
+                /* A subtree delegated to a user: its memory.reclaim is the user's. lru_gen
+                 * eviction goes through debugfs and is not affected; this decision is advice. */
+                note_reclaim_denied(cg, s);
+                advise = true;
+                d.advise = true;
+        }
         decision_summarize(&d, &s->last);
         s->has_last = true;
 
@@ -616,7 +750,7 @@ int control_cgroup_advise(struct cgroup *cg, const struct cycle_input *in, char 
         struct decision d;
         int r;
 
-        r = cgroup_read(cg, now_usec, &cur);
+        r = cgroup_read(cg, now_usec, &cur, NULL);
         if (r < 0)
                 return r;
         /* Our own scratch: this runs between cycles (a bus call), the cycle's may be in use. */

@@ -33,7 +33,7 @@ void manager_read_swaps(struct manager *m) {
 
         if (m->swaps_fd < 0)
                 return;
-        r = swaps_read(m->swaps_fd, &s);
+        r = swaps_read(m->swaps_fd, &s, NULL);
         if (r < 0) {
                 log_debug_errno(r, "%s/swaps: %m", m->proc_root);
                 return;
@@ -46,6 +46,9 @@ void manager_read_swaps(struct manager *m) {
 void manager_open_lrugen(struct manager *m) {
         closep_reset(&m->lrugen_read_fd);
         closep_reset(&m->lrugen_write_fd);
+        closep_reset(&m->lrugen_enabled_fd);
+        /* /sys/kernel/debug/../mm/lru_gen/enabled is /sys/kernel/mm/lru_gen/enabled. */
+        m->lrugen_enabled_fd = open_at_root(m->debugfs_root, "../mm/lru_gen/enabled", O_RDONLY);
         m->caps.lrugen_read = m->caps.kernel.lrugen_write = m->caps.lrugen_full = false;
 
         int fd = open_at_root(m->debugfs_root, "lru_gen_full", O_RDONLY);
@@ -125,20 +128,70 @@ static void learn_lrugen_ids(struct manager *m) {
         }
 }
 
-void manager_read_lrugen(struct manager *m) {
+/* Returns whether MGLRU is on (/sys/kernel/mm/lru_gen/enabled & 1), read each cycle: an
+ * administrator can switch it off at run time, and then the generations empty into the classic
+ * LRU and lru_gen commands find nothing. Unknown (no such file): on. */
+static bool lrugen_enabled(struct manager *m) {
+        char buf[32];
+        if (m->lrugen_enabled_fd < 0)
+                return true;
+        ssize_t n = pread(m->lrugen_enabled_fd, buf, sizeof buf - 1, 0);
+        if (n <= 0)
+                return true;
+        buf[n] = '\0';
+        return strtoul(buf, NULL, 0) & 1;
+}
+
+/* Reads this cycle's lru_gen(_full) into m->lrugen; m->lrugen_valid says whether it worked. */
+static void read_lrugen(struct manager *m) {
         m->lrugen_valid = false;
         if (m->lrugen_read_fd < 0)
+                return;
+        bool enabled = lrugen_enabled(m);
+        if (enabled != !m->lrugen_off) {
+                m->lrugen_off = !enabled;
+                if (m->lrugen_off)
+                        log_notice("MGLRU was switched off (%s/../mm/lru_gen/enabled): using the "
+                                   "memory.reclaim fallback until it is on again.", m->debugfs_root);
+                else
+                        log_notice("MGLRU is on again: back to the lru_gen histogram.");
+        }
+        if (m->lrugen_off)
                 return;
         int r = lrugen_read(m->lrugen_read_fd, &m->lrugen_buf,
                             m->lrugen_ids == LRUGEN_IDS_CGROUP ? LRUGEN_READ_NO_PATHS : 0,
                             &m->lrugen);
-        if (r < 0) {
-                log_warning_errno(r, "Cannot read %s/lru_gen%s (%zu bytes): %m", m->debugfs_root,
-                                  m->caps.lrugen_full ? "_full" : "", m->lrugen_buf.len);
-                return;
+        struct file_trouble *t = &m->lrugen_trouble;
+        const char *name = m->caps.lrugen_full ? "lru_gen_full" : "lru_gen";
+        unsigned line = m->lrugen.n_bad > 0 ? m->lrugen.first_bad_line : 0;
+
+        /* Said when the trouble starts or its first bad line moves, not every cycle. */
+        if (r < 0 || m->lrugen.n_bad > 0) {
+                if (!t->active || t->error != r || t->line != line) {
+                        if (r < 0 && line == 0)
+                                log_warning_errno(r, "Cannot read %s/%s (%zu bytes): %m", m->debugfs_root,
+                                                  name, m->lrugen_buf.len);
+                        else if (r < 0)
+                                log_warning("%s/%s, line %u: malformed, and no record is usable: "
+                                            "no histogram this cycle.", m->debugfs_root, name, line);
+                        else
+                                log_warning("%s/%s, line %u: malformed memcg record (%u in all): "
+                                            "those memcgs get no histogram this cycle, the others do.",
+                                            m->debugfs_root, name, line, m->lrugen.n_bad);
+                }
+                *t = (struct file_trouble) { .active = true, .error = r, .line = line };
+        } else if (t->active) {
+                log_notice("%s/%s reads again.", m->debugfs_root, name);
+                t->active = false;
         }
-        m->lrugen_valid = true;
-        if (m->lrugen_ids == LRUGEN_IDS_UNKNOWN)
+        m->lrugen_valid = r >= 0;
+}
+
+void manager_read_lrugen(struct manager *m) {
+        read_lrugen(m);
+        /* Learnt in the cycles, not in manager_probe(): then the log level is the one asked
+         * for, and the tree has been walked. */
+        if (m->lrugen_valid && m->lrugen_ids == LRUGEN_IDS_UNKNOWN)
                 learn_lrugen_ids(m);
 }
 
@@ -153,13 +206,13 @@ void manager_probe(struct manager *m) {
         k->page_size = page_size > 0 ? (uint64_t) page_size : 4096;
         if (m->meminfo_fd >= 0) {
                 struct meminfo mi;
-                if (meminfo_read(m->meminfo_fd, &mi) >= 0)
+                if (meminfo_read(m->meminfo_fd, &mi, NULL) >= 0)
                         k->has_swap = mi.swap_total > 0;
         }
         manager_read_swaps(m);
 
         bool new_ids = false;
-        manager_read_lrugen(m);
+        read_lrugen(m);
         if (m->lrugen_valid)
                 new_ids = m->lrugen.format == LRUGEN_FORMAT_V7 || m->lrugen.n_lruvecs == 0 ||
                           m->lrugen.lruvecs[m->lrugen.n_lruvecs - 1].memcg_id > 65535;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <limits.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,7 +16,10 @@
 #include "manager-probe.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/stream-protection.h"
+#include "mglrud/kernel/cgroup-xattr.h"
 #include "mglrud/kernel/cgroupfs.h"
+#include "mglrud/shared/escape.h"
+#include "mglrud/kernel/container.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
@@ -24,20 +28,24 @@
 /* Rescan the tree at least this often, even when nothing told us it changed (inotify is the
  * fast path; this catches what it cannot see, e.g. a watch limit reached). */
 #define RESCAN_INTERVAL_USEC (60 * USEC_PER_SEC)
-#define CGROUP_WATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR | \
-                           IN_DONT_FOLLOW)
+/* IN_ATTRIB: a child directory's xattrs changed (mglrud-oci-hook recording an annotation
+ * right after the runtime created the cgroup). */
+#define CGROUP_WATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | \
+                           IN_ONLYDIR | IN_DONT_FOLLOW)
 
 void manager_init(struct manager *m, const struct manager_overrides *o, const char *config_file,
                   const char *dropin_dir) {
         *m = (struct manager) {
                 .overrides = *o,
                 .lrugen_read_fd = -1,
+                .lrugen_enabled_fd = -1,
                 .lrugen_write_fd = -1,
                 .host_psi_fd = -1,
                 .meminfo_fd = -1,
                 .swaps_fd = -1,
                 .inotify_fd = -1,
                 .rescan_needed = true,
+                .keep = CGROUP_KEEP_ALL,
         };
         config_init(&m->config);
         m->config_file = strdup(config_file);
@@ -60,6 +68,7 @@ void manager_done(struct manager *m) {
         free(m->cgroups);
         streams_free(m->streams);
         closep_reset(&m->lrugen_read_fd);
+        closep_reset(&m->lrugen_enabled_fd);
         closep_reset(&m->lrugen_write_fd);
         closep_reset(&m->host_psi_fd);
         closep_reset(&m->meminfo_fd);
@@ -74,7 +83,8 @@ void manager_done(struct manager *m) {
         free(m->cgroup_root);
         free(m->debugfs_root);
         free(m->proc_root);
-        *m = (struct manager) { .lrugen_read_fd = -1, .lrugen_write_fd = -1, .host_psi_fd = -1,
+        *m = (struct manager) { .lrugen_read_fd = -1, .lrugen_write_fd = -1,
+                                .lrugen_enabled_fd = -1, .host_psi_fd = -1,
                                 .meminfo_fd = -1, .swaps_fd = -1 };
 }
 
@@ -120,11 +130,24 @@ static int manager_apply_settings(struct manager *m) {
 /* Loads the stream-protection BPF program once, if some section wants it. Without it the
  * daemon works as before, and says why once. */
 static void manager_open_streams(struct manager *m) {
+        const uint32_t key = 1u << POLICY_KEY_STREAM_PROTECTION;
         bool wanted = m->config.defaults.stream_protection != STREAM_PROTECTION_NO;
-        for (size_t i = 0; i < m->config.n_sections; i++)
-                wanted = wanted || m->config.sections[i].policy.stream_protection !=
-                                           STREAM_PROTECTION_NO;
-        if (!wanted || m->streams_tried)
+        /* A section that does not set the key has [Defaults]' value, not its own built-in one. */
+        for (size_t i = 0; i < m->config.n_sections; i++) {
+                const struct policy_section *sec = &m->config.sections[i];
+                wanted = wanted || ((sec->set_mask & key) && sec->policy.stream_protection !=
+                                                                     STREAM_PROTECTION_NO);
+        }
+        if (!wanted) {
+                /* Switched off by a reload: detach the program, no map walks. */
+                if (m->streams)
+                        log_info("Stream protection: off everywhere, detaching the BPF program.");
+                streams_free(m->streams);
+                m->streams = NULL;
+                m->streams_tried = false;
+                return;
+        }
+        if (m->streams_tried)
                 return;
         m->streams_tried = true;
         int r = streams_open(m->proc_root, &m->streams);
@@ -143,7 +166,7 @@ static void manager_job_done(struct actuator_job *j, void *userdata) {
 }
 
 int manager_start(struct manager *m, sd_event *e) {
-        int r = config_load(m->config_file, m->dropin_dir, &m->config);
+        int r = config_load(m->config_file, m->dropin_dir, &m->config, NULL);
         if (r < 0)
                 return r;
         r = manager_apply_settings(m);
@@ -178,10 +201,10 @@ int manager_start(struct manager *m, sd_event *e) {
 
 static int manager_rescan(struct manager *m, uint64_t now_usec);
 
-int manager_reload(struct manager *m) {
+int manager_reload(struct manager *m, char **ret_error) {
         struct config c;
         config_init(&c);
-        int r = config_load(m->config_file, m->dropin_dir, &c);
+        int r = config_load(m->config_file, m->dropin_dir, &c, ret_error);
         if (r < 0) {
                 config_done(&c);
                 return log_error_errno(r, "Reload failed, keeping the previous configuration.");
@@ -220,6 +243,8 @@ struct walk_entry {
         size_t path_off;
         uint64_t id;
         const struct policy_section *section;
+        struct container_identity container;
+        struct cgroup_annotation annotation;
         struct policy policy;
         bool managed;
 };
@@ -268,7 +293,32 @@ static bool cgroup_tree_changed(struct manager *m) {
         return changed;
 }
 
-static int walk_collect(const char *rel_path, uint64_t id, void *userdata) {
+/* An annotation entry the daemon does not take: the hook checked it, but anyone who may write
+ * the cgroup's xattrs may have set it. At debug level: rescans read it again every minute. */
+static void annotation_refused(const char *key, const char *value, const char *reason,
+                               void *userdata) {
+        log_debug("%s: ignoring the xattr %s%s=%s: %s", (const char *) userdata,
+                  CGROUP_XATTR_PREFIX, key, value, reason);
+}
+
+/* Reads what the container runtime's hook recorded on the cgroup dirfd into *ret (nothing on
+ * any error: a vanished cgroup, a filesystem without user xattrs). */
+static void read_annotation(int dirfd, const char *rel_path, const struct config *c,
+                            struct cgroup_annotation *ret) {
+        struct cgroup_xattrs x;
+        if (cgroup_xattrs_read(dirfd, &x) < 0 || x.n == 0) {
+                *ret = (struct cgroup_annotation) {};
+                return;
+        }
+        (void) config_annotation_from_xattrs(&x, ret, annotation_refused, (void *) rel_path);
+        if (ret->policy_name[0] && !config_find_policy(c, ret->policy_name)) {
+                log_debug("%s: no [Policy:%s] section for its annotation, ignoring the name.",
+                          rel_path, ret->policy_name);
+                ret->policy_name[0] = '\0';
+        }
+}
+
+static int walk_collect(const char *rel_path, uint64_t id, int dirfd, void *userdata) {
         struct walk_ctx *w = userdata;
         if (w->n == w->cap) {
                 size_t cap = w->cap ? w->cap * 2 : 64;
@@ -291,9 +341,13 @@ static int walk_collect(const char *rel_path, uint64_t id, void *userdata) {
         *e = (struct walk_entry) { .id = id, .path_off = w->paths_len };
         memcpy(w->paths + w->paths_len, rel_path, len);
         w->paths_len += len;
-        e->section = config_policy_for(&w->m->config, rel_path, &e->policy);
+        (void) container_identify(rel_path, &e->container);
+        read_annotation(dirfd, rel_path, &w->m->config, &e->annotation);
+        const struct cgroup_match match = { .path = rel_path, .container = &e->container,
+                                            .annotation = &e->annotation };
+        e->section = config_policy_for(&w->m->config, &match, &e->policy);
         watch_cgroup_dir(w->m, rel_path);
-        e->managed = e->section && e->policy.mode != POLICY_MODE_OFF;
+        e->managed = config_manages(e->section, &e->annotation, &e->policy);
         w->n++;
         return 0;
 }
@@ -324,6 +378,10 @@ struct cgroup *manager_find(const struct manager *m, uint64_t id) {
 }
 
 struct cgroup *manager_find_path(const struct manager *m, const char *path) {
+        /* By the name people see (escaped) first, then by the raw path. */
+        for (size_t i = 0; i < m->n_cgroups; i++)
+                if (strcmp(m->cgroups[i]->name, path) == 0)
+                        return m->cgroups[i];
         for (size_t i = 0; i < m->n_cgroups; i++)
                 if (strcmp(m->cgroups[i]->path, path) == 0)
                         return m->cgroups[i];
@@ -377,6 +435,80 @@ static int cmp_cgroup_id(const void *a, const void *b) {
         return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* Returns which files each of n managed cgroups can keep open under the descriptor limit (the
+ * most that fits), and in *ret_max how many cgroups fit at all (SIZE_MAX: all of them). */
+static unsigned manager_keep_mask(size_t n, size_t *ret_max) {
+        static const unsigned masks[] = { CGROUP_KEEP_ALL, CGROUP_KEEP_HOT, CGROUP_KEEP_NONE };
+        struct rlimit rl = { .rlim_cur = RLIM_INFINITY };
+        uint64_t budget;
+
+        (void) getrlimit(RLIMIT_NOFILE, &rl);
+        /* Under a tiny limit (tests, a misconfigured unit) half of it is the reserve. */
+        budget = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX
+                 : rl.rlim_cur - MIN((uint64_t) MANAGER_FD_RESERVE, (uint64_t) rl.rlim_cur / 2);
+        *ret_max = SIZE_MAX;
+        for (size_t i = 0; i < ELEMENTSOF(masks); i++)
+                if ((uint64_t) n * cgroup_files_fd_cost(masks[i]) <= budget)
+                        return masks[i];
+        *ret_max = (size_t) (budget / cgroup_files_fd_cost(CGROUP_KEEP_NONE));
+        return CGROUP_KEEP_NONE;
+}
+
+/* Sets how many files each managed cgroup keeps open for n of them, and says so when that
+ * changes. Returns how many cgroups can be managed. */
+static size_t manager_fit_descriptors(struct manager *m, size_t n) {
+        size_t max;
+        unsigned keep = manager_keep_mask(n, &max);
+        struct rlimit rl = {};
+
+        (void) getrlimit(RLIMIT_NOFILE, &rl);
+        if (keep != m->keep || (max < n) != m->fd_short) {
+                if (keep != CGROUP_KEEP_ALL || max < n)
+                        log_notice("Descriptor limit %llu for %zu managed cgroups: keeping %u "
+                                   "of their files open each, opening the others for each "
+                                   "read%s.", (unsigned long long) rl.rlim_cur, n,
+                                   cgroup_files_fd_cost(keep) - 1,
+                                   max < n ? "; not all fit, raise LimitNOFILE=" : "");
+                if (max < n)
+                        log_warning("Managing only %zu of %zu matching cgroups: the descriptor "
+                                    "limit (%llu) is too low.", max, n,
+                                    (unsigned long long) rl.rlim_cur);
+                m->keep = keep;
+                m->fd_short = max < n;
+                for (size_t i = 0; i < m->n_cgroups; i++)
+                        if (cgroup_files_keep(&m->cgroups[i]->files, keep) == -ENOENT)
+                                m->cgroups[i]->vanished = true;
+        }
+        return max;
+}
+
+/* Logs that e is newly managed (as cgroup name, its escaped path): with which section, as which
+ * container, with which annotated keys. */
+static void log_managing(const struct walk_entry *e, const char *name) {
+        char what[160] = "", keys[256] = "", sid[CONTAINER_SHORT_ID_LEN + 1];
+        const struct container_identity *ci = &e->container;
+
+        if (ci->kind == CONTAINER_KIND_CONTAINER)
+                snprintf(what, sizeof what, ", container %s %s%s%s",
+                         container_runtime_to_string(ci->runtime) ?: "(runtime unknown)",
+                         container_short_id(ci->id, sid, sizeof sid),
+                         ci->pod_uid[0] ? " of pod " : "", ci->pod_uid);
+        else if (ci->kind == CONTAINER_KIND_POD)
+                snprintf(what, sizeof what, ", pod %s (%s)", ci->pod_uid,
+                         qos_class_to_string(ci->qos) ?: "QoS unknown");
+        for (unsigned k = 0; k < _POLICY_KEY_MAX; k++)
+                if (e->annotation.set_mask & (1u << k)) {
+                        char v[48];
+                        size_t l = strlen(keys);
+                        snprintf(keys + l, sizeof keys - l, "%s%s=%s", l ? " " : ", annotated ",
+                                 policy_key_to_string(k),
+                                 policy_key_format(v, sizeof v, &e->annotation.overrides, k));
+                }
+        log_info("Managing %s (id %llu) with [%s]%s%s, mode %s.", name,
+                 (unsigned long long) e->id, e->section ? e->section->name : "Defaults", what,
+                 keys, policy_mode_to_string(e->policy.mode));
+}
+
 /* Walks the tree: new matching cgroups are opened, gone or no longer matching ones dropped,
  * kept ones get the current policy. Controller state survives across rescans by cgroup id. */
 static int manager_rescan(struct manager *m, uint64_t now_usec) {
@@ -403,30 +535,37 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
         for (size_t i = 0; i < m->n_cgroups; i++)
                 m->cgroups[i]->seen = false;
 
+        size_t max = manager_fit_descriptors(m, n_managed), n_kept = 0;
+
         for (size_t i = 0; i < w.n; i++) {
                 struct walk_entry *e = &w.e[i];
                 if (!e->managed)
                         continue;
+                if (n_kept == max)
+                        break; /* said once by manager_fit_descriptors() */
+                n_kept++;
                 /* The known ones are the first n_sorted, still sorted by id; new ones follow. */
                 struct cgroup *cg = find_sorted(m, n_sorted, e->id);
                 if (!cg) {
-                        r = cgroup_new(m->cgroup_root, e->path, e->id, &cg);
-                        if (r == -ENOENT || r == -EOPNOTSUPP) {
-                                log_debug("Skipping %s: %s", e->path,
-                                          r == -ENOENT ? "vanished" : "no memory controller");
-                                continue;
-                        }
+                        r = cgroup_new(m->cgroup_root, e->path, e->id, m->keep, &cg);
+                        if (r == -ENOMEM)
+                                goto out;
                         if (r < 0) {
-                                log_warning_errno(r, "Cannot open cgroup %s: %m", e->path);
+                                _cleanup_free_ char *name = escape_path(e->path);
+                                if (r == -ENOENT || r == -EOPNOTSUPP)
+                                        log_debug("Skipping %s: %s", name ?: "?",
+                                                  r == -ENOENT ? "vanished" : "no memory controller");
+                                else
+                                        log_warning_errno(r, "Cannot open cgroup %s: %m", name ?: "?");
                                 continue;
                         }
                         m->cgroups[m->n_cgroups++] = cg;
-                        log_info("Managing %s (id %llu) with [%s], mode %s.", e->path,
-                                 (unsigned long long) e->id, e->section->glob,
-                                 policy_mode_to_string(e->policy.mode));
+                        log_managing(e, cg->name);
                 } else if ((r = cgroup_set_path(cg, e->path)) < 0)
                         goto out; /* renamed: ids are stable, paths are not */
                 cg->section = e->section;
+                cg->container = e->container;
+                cg->annotation = e->annotation;
                 cg->policy = e->policy;
                 control_cgroup_apply_overrides(cg);
                 cg->seen = true;
@@ -443,7 +582,7 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                         m->cgroups[kept++] = cg;
                         continue;
                 }
-                log_info("No longer managing %s.", cg->path);
+                log_info("No longer managing %s.", cg->name);
                 /* Its queued writes go too: no action on a cgroup we know is gone. */
                 actuator_cancel(m->actuator, cg->id);
                 control_cgroup_free(cg);
@@ -509,17 +648,67 @@ static void manager_cycle_input(struct manager *m, uint64_t now_usec,
         };
 }
 
+/* Says once that a host file cannot be read or parsed (with its line), and once that it can
+ * again: a broken file must be heard of, but not every cycle. */
+static void note_host_file(struct manager *m, struct file_trouble *t, const char *rel, int r,
+                           unsigned line, const char *consequence) {
+        if (r >= 0) {
+                if (t->active)
+                        log_notice("%s/%s reads again.", m->proc_root, rel);
+                t->active = false;
+                return;
+        }
+        if (t->active && t->error == r && t->line == line)
+                return;
+        *t = (struct file_trouble) { .active = true, .error = r, .line = line };
+        if (line > 0)
+                log_warning_errno(r, "%s/%s, line %u: %m; %s", m->proc_root, rel, line, consequence);
+        else
+                log_warning_errno(r, "%s/%s: %m; %s", m->proc_root, rel, consequence);
+}
+
 static void manager_read_host(struct manager *m, uint64_t now_usec) {
         struct host_sample h = { .now_usec = now_usec };
-        if (m->host_psi_fd >= 0 && psi_read(m->host_psi_fd, &h.psi) >= 0)
-                h.has_psi = true;
-        if (m->meminfo_fd >= 0 && meminfo_read(m->meminfo_fd, &h.meminfo) >= 0)
-                m->caps.kernel.has_swap = h.meminfo.swap_total > 0;
+        unsigned line = 0;
+        int r;
+
+        if (m->host_psi_fd >= 0) {
+                r = psi_read(m->host_psi_fd, &h.psi, &line);
+                h.has_psi = r >= 0;
+                note_host_file(m, &m->host_psi_trouble, "pressure/memory", r, line,
+                               "the host pressure guard only watches MemAvailable meanwhile.");
+        }
+        if (m->meminfo_fd >= 0) {
+                line = 0;
+                r = meminfo_read(m->meminfo_fd, &h.meminfo, &line);
+                if (r >= 0)
+                        m->caps.kernel.has_swap = h.meminfo.swap_total > 0;
+                note_host_file(m, &m->meminfo_trouble, "meminfo", r, line,
+                               "MemAvailable reads as 0 meanwhile, which pauses reclaim.");
+        }
         m->host_prev = m->host_cur;
         m->has_host_prev = m->cycles > 0;
         m->host_cur = h;
 }
 
+/* Updates the host's idle-age profile from this cycle's histogram (every memcg), or its LRU
+ * lists from /proc/meminfo. */
+static void manager_host_idle(struct manager *m, uint64_t now_usec) {
+        struct host_idle *h = &m->host_idle;
+        const struct meminfo *mi = &m->host_cur.meminfo;
+
+        h->read_usec = now_usec;
+        h->has_lists = mi->has_lru;
+        h->active[LRUGEN_ANON] = mi->active_anon;
+        h->active[LRUGEN_FILE] = mi->active_file;
+        h->inactive[LRUGEN_ANON] = mi->inactive_anon;
+        h->inactive[LRUGEN_FILE] = mi->inactive_file;
+        h->has_profile = m->lrugen_valid &&
+                         idle_profile_compute(m->lrugen.lruvecs, m->lrugen.n_lruvecs, NULL,
+                                              now_usec, m->caps.kernel.page_size,
+                                              idle_ladder_default_usec, IDLE_LADDER_DEFAULT_N,
+                                              &h->profile) >= 0;
+}
 
 int manager_cycle(struct manager *m, uint64_t now_usec) {
         int r;
@@ -536,6 +725,7 @@ int manager_cycle(struct manager *m, uint64_t now_usec) {
 
         manager_read_host(m, now_usec);
         manager_read_lrugen(m);
+        manager_host_idle(m, now_usec);
 
         struct host_limits limits;
         struct cycle_input in;
@@ -546,7 +736,7 @@ int manager_cycle(struct manager *m, uint64_t now_usec) {
                 if (r == -ENOMEM)
                         return r;
                 if (cg->vanished) {
-                        log_debug("Cgroup %s vanished.", cg->path);
+                        log_debug("Cgroup %s vanished.", cg->name);
                         m->rescan_needed = true;
                 }
         }
@@ -597,6 +787,7 @@ int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,
                 .paused_all = m->paused_all,
                 .actuation = m->actuator ? actuator_get_stats(m->actuator)
                                          : (struct actuator_stats) {},
+                .host_idle = &m->host_idle,
         };
         *ret_snaps = s;
         *ret_n = m->n_cgroups;

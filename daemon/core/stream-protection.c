@@ -41,7 +41,7 @@ struct page_cache_inserts_bpf;
 #define FILEID_INO32_GEN 1
 
 /* Per-cycle bounds over all cgroups: files acted on, and bytes asked to drop. */
-#define STREAMS_MAX_FILES_PER_CYCLE 512
+#define STREAMS_MAX_FILES_PER_CYCLE 128
 #define STREAMS_MAX_BYTES_PER_CYCLE (UINT64_C(1) << 30)
 /* Verdicts of files with at least this much inserted are logged when they change. */
 #define STREAMS_LOG_MIN_BYTES (UINT64_C(16) << 20)
@@ -63,7 +63,8 @@ struct mount_entry {
 #define MOUNT_UNKNOWN (-2)
 
 struct streams {
-        struct page_cache_inserts_bpf *skel;       /* NULL: fed by streams_feed() only (tests) */
+        struct page_cache_inserts_bpf *skel; /* NULL: fed by streams_feed() only (tests) */
+        bool no_batch;                  /* the kernel refused batch lookups: key by key */
         streams_open_file_fn open_file; /* by handle; tests open their own files */
         void *open_userdata;
         char *proc_root;
@@ -206,16 +207,56 @@ int streams_feed(struct streams *s, const struct streams_key *keys, const struct
         return 0;
 }
 
-/* Reads the whole BPF map into the table, keeping the files of the cgroups in ids (n_ids, sorted):
- * the managed cgroups and the descendants they cover, the only ones ever classified. The map
- * counts every cgroup of the node (up to STREAMS_MAP_ENTRIES files), and the table would hold
- * them all. Entries the LRU map evicted are forgotten. Returns 0, or the errno of the map walk
- * (without a map: 0, the table stays as fed). */
-static int streams_drain(struct streams *s, const uint64_t *ids, size_t n_ids) {
 #if HAVE_BPF
-        if (!s->skel)
-                return 0;
-        int map_fd = bpf_map__fd(s->skel->maps.streams);
+/* Map entries read per bpf() call: one walk of a full map (16384 files) takes 16 calls instead
+ * of two per entry. */
+#define STREAMS_BATCH 1024
+
+/* Whether the files of cgroup id are kept: ids (n_ids, sorted) are the managed cgroups and the
+ * descendants they cover, the only ones ever classified. The map counts every cgroup of the node
+ * (up to STREAMS_MAP_ENTRIES files), and the table would hold them all. */
+static bool wanted(uint64_t id, const uint64_t *ids, size_t n_ids) {
+        return n_ids > 0 && bsearch(&id, ids, n_ids, sizeof *ids, cmp_u64);
+}
+
+/* Reads the map in batches into s->next, keeping the files of the cgroups in ids and growing
+ * the tables with them. Returns 0 and the count, -EOPNOTSUPP when the kernel has no batch
+ * lookups for this map (or a bucket needs a bigger batch), or another negative errno. */
+static int drain_batch(struct streams *s, int map_fd, const uint64_t *ids, size_t n_ids,
+                       size_t *ret_n) {
+        static struct streams_key keys[STREAMS_BATCH];
+        static struct streams_val vals[STREAMS_BATCH];
+        uint64_t token = 0;
+        bool first = true;
+        size_t n = 0, visited = 0;
+
+        while (visited < STREAMS_MAP_ENTRIES) {
+                __u32 count = (__u32) MIN((size_t) STREAMS_BATCH, STREAMS_MAP_ENTRIES - visited);
+                if (tables_reserve(s, n + count) < 0)
+                        return -ENOMEM;
+                int r = bpf_map_lookup_batch(map_fd, first ? NULL : &token, &token, keys, vals,
+                                             &count, NULL);
+                r = r < 0 ? negative_errno() : 0;
+                visited += count;
+                for (__u32 i = 0; i < count && n < s->cap; i++)
+                        if (wanted(keys[i].cgroup_id, ids, n_ids))
+                                s->next[n++] = (struct file_entry) { .key = keys[i], .val = vals[i] };
+                if (r == -ENOENT)
+                        break; /* the end of the map */
+                if (r == -EINVAL || r == -ENOTSUP || r == -EOPNOTSUPP || r == -ENOSPC)
+                        return first ? -EOPNOTSUPP : r;
+                if (r < 0)
+                        return r;
+                first = false;
+        }
+        *ret_n = n;
+        return 0;
+}
+
+/* Reads the map one key at a time (kernels without batch lookups) into s->next, keeping the files
+ * of the cgroups in ids. Returns 0 and the count, or -ENOMEM. */
+static int drain_by_key(struct streams *s, int map_fd, const uint64_t *ids, size_t n_ids,
+                        size_t *ret_n) {
         struct streams_key key, prev;
         bool have_prev = false;
         size_t n = 0;
@@ -224,7 +265,7 @@ static int streams_drain(struct streams *s, const uint64_t *ids, size_t n_ids) {
              bpf_map_get_next_key(map_fd, have_prev ? &prev : NULL, &key) == 0; visited++) {
                 prev = key;
                 have_prev = true;
-                if (n_ids == 0 || !bsearch(&key.cgroup_id, ids, n_ids, sizeof *ids, cmp_u64))
+                if (!wanted(key.cgroup_id, ids, n_ids))
                         continue;
                 if (tables_reserve(s, n + 1) < 0)
                         return -ENOMEM;
@@ -234,6 +275,27 @@ static int streams_drain(struct streams *s, const uint64_t *ids, size_t n_ids) {
                         continue; /* evicted meanwhile; the walk goes on from this key */
                 n++;
         }
+        *ret_n = n;
+        return 0;
+}
+#endif
+
+/* Reads the whole BPF map into the table, keeping the files of the cgroups in ids (n_ids, sorted:
+ * wanted()). Entries the LRU map evicted are forgotten. Returns 0, or the errno of the map walk
+ * (without a map: 0, the table stays as fed). */
+static int streams_drain(struct streams *s, const uint64_t *ids, size_t n_ids) {
+#if HAVE_BPF
+        if (!s->skel)
+                return 0;
+        int map_fd = bpf_map__fd(s->skel->maps.streams);
+        size_t n = 0;
+        int r = s->no_batch ? -EOPNOTSUPP : drain_batch(s, map_fd, ids, n_ids, &n);
+        if (r == -EOPNOTSUPP) {
+                s->no_batch = true;
+                r = drain_by_key(s, map_fd, ids, n_ids, &n);
+        }
+        if (r < 0)
+                return r;
         table_swap_in(s, n);
         /* Files come and go with their cgroups: give back what a busier cycle needed. */
         if (s->cap > 256 && n < s->cap / 4) {
@@ -424,8 +486,10 @@ static void log_verdict(struct streams *s, const struct cgroup *cg, struct file_
                 return;
         e->verdict = v;
         char path[512], a[32], b[32], c[32];
-        _cleanup_close_ int fd = file_open(s, e, path, sizeof path);
-        log_info("%s: %s: %s (inserted %s, %s sequential, %s re-inserted, file %s).", cg->path,
+        /* opened only for its name in path (the handle is all the map keeps) */
+        int fd = file_open(s, e, path, sizeof path);
+        closep(&fd);
+        log_info("%s: %s: %s (inserted %s, %s sequential, %s re-inserted, file %s).", cg->name,
                  path, v == STREAM_ONE_SHOT || v == STREAM_SMALL_FILES ? "stream" : "not a stream",
                  format_bytes(a, sizeof a, f->pages * page_size),
                  format_bytes(b, sizeof b, f->seq_pages * page_size),
@@ -447,10 +511,10 @@ static int add_drop(struct streams *s, const struct cgroup *cg, struct file_entr
         if (fd == -ENOMEM)
                 return fd;
         if (fd < 0) {
-                log_debug_errno(fd, "%s: cannot open %s by handle: %m", cg->path, path);
+                log_debug_errno(fd, "%s: cannot open %s by handle: %m", cg->name, path);
                 return fd;
         }
-        if (!*job && !(*job = actuator_drop_job_new(cg->id, cg->path, advise))) {
+        if (!*job && !(*job = actuator_drop_job_new(cg->id, cg->name, advise))) {
                 close(fd);
                 return -ENOMEM;
         }
@@ -502,11 +566,10 @@ static int streams_cgroup(struct streams *s, struct cgroup *cg, bool advise, uin
         if (n_files == 0)
                 return 0;
 
-        if (cg->files.fds[CGROUP_FILE_CURRENT] < 0 ||
-            memcg_value_read(cg->files.fds[CGROUP_FILE_CURRENT], &scg.current_bytes) < 0)
+        if (!(cg->files.present & (1u << CGROUP_FILE_CURRENT)) ||
+            cgroup_files_read_value(&cg->files, CGROUP_FILE_CURRENT, 0, &scg.current_bytes) < 0)
                 return 0;
-        if (cg->files.fds[CGROUP_FILE_MAX] >= 0 &&
-            memcg_value_read(cg->files.fds[CGROUP_FILE_MAX], &scg.limit_bytes) < 0)
+        if (cgroup_files_read_value(&cg->files, CGROUP_FILE_MAX, UINT64_MAX, &scg.limit_bytes) < 0)
                 scg.limit_bytes = UINT64_MAX;
 
         for (size_t i = 0; i < n_ids; i++) {

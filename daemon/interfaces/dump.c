@@ -4,6 +4,7 @@
 #include <errno.h>
 
 #include "config.h"
+#include "mglrud/kernel/container.h"
 #include "mglrud/shared/parse-util.h"
 
 static void put_pair(FILE *f, const char *label, const uint64_t v[_LRUGEN_NR_TYPES]) {
@@ -30,8 +31,18 @@ int dump_format(FILE *f, const struct daemon_stats *d, const struct control_snap
                 const struct control_snapshot *s = &snaps[i];
                 fprintf(f, "-> %s\n", s->path);
                 fprintf(f, "        Id: %llu\n", (unsigned long long) s->id);
+                if (s->container_id) {
+                        char sid[CONTAINER_SHORT_ID_LEN + 1];
+                        fprintf(f, "        Container: %s %s\n", s->runtime ?: "(runtime unknown)",
+                                container_short_id(s->container_id, sid, sizeof sid));
+                }
+                if (s->pod_uid)
+                        fprintf(f, "        Pod: %s (%s)\n", s->pod_uid,
+                                s->qos_class ?: "QoS unknown");
                 fprintf(f, "        Section: [%s]\n", s->section);
                 fprintf(f, "        Mode: %s\n", s->mode);
+                for (size_t k = 0; k < s->n_annotations; k++)
+                        fprintf(f, "        Override: %s (annotation)\n", s->annotations[k]);
                 for (size_t k = 0; k < s->n_overrides; k++)
                         fprintf(f, "        Override: %s (runtime override)\n", s->overrides[k]);
                 fprintf(f, "        Paused: %s\n",

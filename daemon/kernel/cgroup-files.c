@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,30 @@ void cgroup_files_close(struct cgroup_files *f) {
         closep_reset(&f->dirfd);
 }
 
-int cgroup_files_open(const char *root, const char *path, uint64_t id, struct cgroup_files *ret) {
+unsigned cgroup_files_fd_cost(unsigned keep) {
+        return 1 + (unsigned) __builtin_popcount(keep & CGROUP_KEEP_ALL);
+}
+
+int cgroup_files_keep(struct cgroup_files *f, unsigned keep) {
+        for (int i = 0; i < _CGROUP_FILE_MAX; i++) {
+                bool want = (keep & (1u << i)) && (f->present & (1u << i));
+                if (!want) {
+                        closep_reset(&f->fds[i]);
+                        continue;
+                }
+                if (f->fds[i] >= 0)
+                        continue;
+                f->fds[i] = openat(f->dirfd, cgroup_file_names[i], O_RDONLY | O_CLOEXEC);
+                if (f->fds[i] < 0) {
+                        int r = negative_errno();
+                        return errno_is_vanished(r) ? -ENOENT : r;
+                }
+        }
+        return 0;
+}
+
+int cgroup_files_open(const char *root, const char *path, uint64_t id, unsigned keep,
+                      struct cgroup_files *ret) {
         _cleanup_free_ char *full = NULL;
         struct cgroup_files f = { .dirfd = -1 };
         int r;
@@ -55,20 +79,30 @@ int cgroup_files_open(const char *root, const char *path, uint64_t id, struct cg
                 goto fail;
         }
         for (int i = 0; i < _CGROUP_FILE_MAX; i++) {
-                f.fds[i] = openat(f.dirfd, cgroup_file_names[i], O_RDONLY | O_CLOEXEC);
-                if (f.fds[i] < 0 && errno != ENOENT) {
+                if (faccessat(f.dirfd, cgroup_file_names[i], F_OK, 0) == 0)
+                        f.present |= 1u << i;
+                else if (errno != ENOENT) {
                         r = negative_errno();
                         if (errno_is_vanished(r))
                                 r = -ENOENT;
                         goto fail;
                 }
         }
-        if (f.fds[CGROUP_FILE_STAT] < 0) {
+        f.owner = st.st_uid;
+        /* A subtree delegated to a user (systemd's Delegate=, rootless containers) has its files
+         * owned by that user, memory.reclaim mode 0200: without CAP_DAC_OVERRIDE even root
+         * cannot write it. AT_EACCESS checks with our effective ids and capabilities. */
+        f.reclaim_denied = faccessat(f.dirfd, "memory.reclaim", W_OK, AT_EACCESS) < 0 &&
+                           (errno == EACCES || errno == EPERM);
+        if (!(f.present & (1u << CGROUP_FILE_STAT))) {
                 /* The root cgroup has memory.stat but no memory.current; a child without the
                  * memory controller has neither: nothing to manage there. */
                 r = -EOPNOTSUPP;
                 goto fail;
         }
+        r = cgroup_files_keep(&f, keep);
+        if (r < 0)
+                goto fail;
         *ret = f;
         return 0;
 fail:
@@ -76,24 +110,49 @@ fail:
         return r;
 }
 
-static int read_value(const struct cgroup_files *f, enum cgroup_file k, uint64_t dflt,
-                      uint64_t *ret) {
-        if (f->fds[k] < 0) {
+/* Returns an fd to read file k from: the kept one, or a new one in *tmp (closed by the caller);
+ * -ENOENT when the cgroup has no such file... or vanished. */
+static int file_fd(const struct cgroup_files *f, enum cgroup_file k, int *tmp) {
+        if (f->fds[k] >= 0)
+                return f->fds[k];
+        *tmp = openat(f->dirfd, cgroup_file_names[k], O_RDONLY | O_CLOEXEC);
+        return *tmp >= 0 ? *tmp : negative_errno();
+}
+
+int cgroup_files_read_value(const struct cgroup_files *f, enum cgroup_file k, uint64_t dflt,
+                            uint64_t *ret) {
+        _cleanup_close_ int tmp = -1;
+        if (!(f->present & (1u << k))) {
                 *ret = dflt;
                 return 0;
         }
-        return memcg_value_read(f->fds[k], ret);
+        int fd = file_fd(f, k, &tmp);
+        int r = fd < 0 ? fd : memcg_value_read(fd, ret);
+        return r < 0 && errno_is_vanished(r) ? -ENOENT : r;
 }
 
-int cgroup_files_read(const struct cgroup_files *f, uint64_t now_usec, struct cgroup_reading *ret) {
+const char *cgroup_file_name(enum cgroup_file k) {
+        return (unsigned) k < _CGROUP_FILE_MAX ? cgroup_file_names[k] : NULL;
+}
+
+int cgroup_files_read(const struct cgroup_files *f, uint64_t now_usec, struct cgroup_reading *ret,
+                      struct cgroup_read_error *ret_error) {
         struct cgroup_reading r = { .now_usec = now_usec };
+        struct cgroup_read_error e = { .file = CGROUP_FILE_STAT };
         int k;
 
-        k = memstat_read(f->fds[CGROUP_FILE_STAT], &r.stat);
-        if (k < 0)
-                goto fail;
-        if (f->fds[CGROUP_FILE_PRESSURE] >= 0) {
-                k = psi_read(f->fds[CGROUP_FILE_PRESSURE], &r.psi);
+        {
+                _cleanup_close_ int tmp = -1;
+                int fd = file_fd(f, CGROUP_FILE_STAT, &tmp);
+                k = fd < 0 ? fd : memstat_read(fd, &r.stat, &e.line);
+                if (k < 0)
+                        goto fail;
+        }
+        if (f->present & (1u << CGROUP_FILE_PRESSURE)) {
+                _cleanup_close_ int tmp = -1;
+                int fd = file_fd(f, CGROUP_FILE_PRESSURE, &tmp);
+                e.file = CGROUP_FILE_PRESSURE;
+                k = fd < 0 ? fd : psi_read(fd, &r.psi, &e.line);
                 if (k < 0)
                         goto fail;
                 r.has_psi = true;
@@ -102,17 +161,34 @@ int cgroup_files_read(const struct cgroup_files *f, uint64_t now_usec, struct cg
         uint64_t anon = 0, file = 0;
         memstat_get(&r.stat, MEMSTAT_ANON, &anon);
         memstat_get(&r.stat, MEMSTAT_FILE, &file);
-        if ((k = read_value(f, CGROUP_FILE_CURRENT, anon + file, &r.limits.current)) < 0 ||
-            (k = read_value(f, CGROUP_FILE_MIN, 0, &r.limits.min)) < 0 ||
-            (k = read_value(f, CGROUP_FILE_LOW, 0, &r.limits.low)) < 0 ||
-            (k = read_value(f, CGROUP_FILE_HIGH, MEMCG_VALUE_MAX, &r.limits.high)) < 0 ||
-            (k = read_value(f, CGROUP_FILE_MAX, MEMCG_VALUE_MAX, &r.limits.max)) < 0 ||
-            (k = read_value(f, CGROUP_FILE_SWAP_CURRENT, 0, &r.limits.swap_current)) < 0 ||
-            (k = read_value(f, CGROUP_FILE_SWAP_MAX, MEMCG_VALUE_MAX, &r.limits.swap_max)) < 0)
+        static const struct {
+                enum cgroup_file file;
+                uint64_t dflt;
+                size_t offset;
+        } values[] = {
+                { CGROUP_FILE_MIN, 0, offsetof(struct memcg_limits, min) },
+                { CGROUP_FILE_LOW, 0, offsetof(struct memcg_limits, low) },
+                { CGROUP_FILE_HIGH, MEMCG_VALUE_MAX, offsetof(struct memcg_limits, high) },
+                { CGROUP_FILE_MAX, MEMCG_VALUE_MAX, offsetof(struct memcg_limits, max) },
+                { CGROUP_FILE_SWAP_CURRENT, 0, offsetof(struct memcg_limits, swap_current) },
+                { CGROUP_FILE_SWAP_MAX, MEMCG_VALUE_MAX, offsetof(struct memcg_limits, swap_max) },
+        };
+        e = (struct cgroup_read_error) { .file = CGROUP_FILE_CURRENT, .line = 1 };
+        k = cgroup_files_read_value(f, CGROUP_FILE_CURRENT, anon + file, &r.limits.current);
+        for (size_t i = 0; k >= 0 && i < ELEMENTSOF(values); i++) {
+                e.file = values[i].file;
+                k = cgroup_files_read_value(f, values[i].file, values[i].dflt,
+                                            (uint64_t *) ((char *) &r.limits + values[i].offset));
+        }
+        if (k < 0)
                 goto fail;
-        r.limits.has_swap = f->fds[CGROUP_FILE_SWAP_CURRENT] >= 0;
+        r.limits.has_swap = f->present & (1u << CGROUP_FILE_SWAP_CURRENT);
         *ret = r;
         return 0;
 fail:
-        return errno_is_vanished(k) ? -ENOENT : k;
+        if (errno_is_vanished(k))
+                return -ENOENT;
+        if (ret_error)
+                *ret_error = e;
+        return k;
 }

@@ -69,7 +69,7 @@ static int walk_readdir(int dirfd, char *rel, size_t rel_len, size_t rel_cap, cg
         if (fstat(fd, &st) < 0)
                 return errno_is_vanished(errno) ? 0 : negative_errno();
 
-        int r = fn(rel_len == 0 ? "/" : rel, (uint64_t) st.st_ino, userdata);
+        int r = fn(rel_len == 0 ? "/" : rel, (uint64_t) st.st_ino, fd, userdata);
         if (r < 0)
                 return r;
 

@@ -42,12 +42,18 @@ struct parsed {
 };
 
 /* Records go straight into out->lruvecs, in file order, until publish() sorts them in place:
- * no second copy of a histogram that has a record per memcg and node (thousands). */
+ * no second copy of a histogram that has a record per memcg and node (thousands). A malformed
+ * memcg block is cut off the end again (its records are the last ones) and skipped. */
 struct parser {
         struct lrugen *out;
         size_t n_recs;
         bool sorted;           /* so far every record came after the one before it */
         struct parsed cur;     /* the last record */
+        bool rec_open;         /* the last record is being read (not checked yet) */
+
+        unsigned lineno;       /* of the line being parsed */
+        size_t block_first;    /* the current memcg's first record */
+        bool skipping;         /* in a malformed block: until the next memcg line */
 
         bool have_memcg;       /* a memcg line was seen */
         bool want_node;        /* the previous line was a memcg line */
@@ -127,7 +133,7 @@ static int note_format(struct parser *ps, enum lrugen_format f) {
 }
 
 static struct lrugen_lruvec *current_rec(struct parser *ps) {
-        return ps->n_recs > 0 && !ps->want_node ? &ps->out->lruvecs[ps->n_recs - 1] : NULL;
+        return ps->rec_open ? &ps->out->lruvecs[ps->n_recs - 1] : NULL;
 }
 
 static int check_rec(const struct lrugen_lruvec *v, const struct parsed *p);
@@ -162,7 +168,11 @@ static int finish_rec(struct parser *ps) {
                 return -EINVAL;
         if (ps->cur.n_mm_lines != 0 && ps->cur.n_mm_lines != rec->nr_gens)
                 return -EINVAL;
-        return check_rec(rec, &ps->cur);
+        r = check_rec(rec, &ps->cur);
+        if (r < 0)
+                return r;
+        ps->rec_open = false;
+        return 0;
 }
 
 /* Appends s[0..len) and a NUL to the path pool. Returns the offset, or -ENOMEM (also past
@@ -265,6 +275,7 @@ static int parse_node_line(struct parser *ps, const char *s, size_t len) {
         }
         ps->sorted = ps->sorted && v->memcg_id != 0;
         ps->cur = (struct parsed) {};
+        ps->rec_open = true;
         ps->cur_tiers = 0;
         ps->cur_mm = false;
         return 0;
@@ -329,7 +340,8 @@ static int parse_tier_line(struct parser *ps, const struct token *tok) {
 
         if (!rec || rec->nr_gens == 0 || ps->cur_mm || ps->full == 0)
                 return -EINVAL;
-        if (tok[0].suffix || tok[0].value != ps->cur_tiers)
+        /* The kernel prints tiers 0..MAX_NR_TIERS-1 in order: a fifth tier line is not one. */
+        if (tok[0].suffix || tok[0].value != ps->cur_tiers || ps->cur_tiers >= LRUGEN_MAX_NR_TIERS)
                 return -EINVAL;
 
         unsigned gi = rec->nr_gens - 1, tier = ps->cur_tiers;
@@ -402,9 +414,7 @@ static int parse_numeric_line(struct parser *ps, const char *s, size_t len) {
         }
 }
 
-static int parse_line(struct parser *ps, const char *s, size_t len) {
-        if (len >= 5 && memcmp(s, "memcg", 5) == 0)
-                return parse_memcg_line(ps, s, len);
+static int parse_other_line(struct parser *ps, const char *s, size_t len) {
         if (len >= 5 && memcmp(s, " node", 5) == 0)
                 return parse_node_line(ps, s, len);
         if (ps->want_node || len == 0 || s[0] != ' ')
@@ -429,6 +439,71 @@ static int check_rec(const struct lrugen_lruvec *v, const struct parsed *p) {
                                         return -EINVAL;
         }
         return 0;
+}
+
+/* Notes that the memcg (if known) of a malformed record has no histogram this read. Returns 0
+ * or -ENOMEM. */
+static int note_bad_id(struct lrugen *l, uint64_t id, size_t path_off) {
+        for (size_t i = 0; i < l->n_bad_ids; i++)
+                if (l->bad_ids[i] == id)
+                        return 0;
+        if (l->n_bad_ids == l->bad_ids_cap) {
+                size_t cap = MAX(l->bad_ids_cap * 2, (size_t) 8);
+                uint64_t *n = reallocarray(l->bad_ids, cap, sizeof *n);
+                if (n)
+                        l->bad_ids = n;
+                size_t *o = reallocarray(l->bad_path_offs, cap, sizeof *o);
+                if (o)
+                        l->bad_path_offs = o;
+                if (!n || !o)
+                        return -ENOMEM;
+                l->bad_ids_cap = cap;
+        }
+        l->bad_path_offs[l->n_bad_ids] = path_off;
+        l->bad_ids[l->n_bad_ids++] = id;
+        return 0;
+}
+
+/* The current memcg's block is malformed at line: drops its records (the last ones) and skips
+ * to the next memcg line. Returns 0 or -ENOMEM. */
+static int bad_block(struct parser *ps, unsigned line) {
+        struct lrugen *l = ps->out;
+        if (l->n_bad++ == 0)
+                l->first_bad_line = line;
+        ps->n_recs = ps->block_first;
+        int r = ps->have_memcg ? note_bad_id(l, ps->memcg_id, ps->memcg_path_off) : 0;
+        ps->have_memcg = ps->want_node = ps->rec_open = false;
+        ps->cur_tiers = 0;
+        ps->skipping = true;
+        return r;
+}
+
+/* Ends the current memcg's block at a memcg line or at the end; a block that is not complete is
+ * dropped. Returns 0 or -ENOMEM. */
+static int end_block(struct parser *ps) {
+        if (ps->skipping || !ps->have_memcg)
+                return 0;
+        return finish_rec(ps) < 0 ? bad_block(ps, ps->lineno) : 0;
+}
+
+/* One line: a memcg line ends the block before it and starts one; a line the block cannot have
+ * costs the block. Returns 0 or -ENOMEM. */
+static int parse_line(struct parser *ps, const char *s, size_t len) {
+        bool memcg = len >= 5 && memcmp(s, "memcg", 5) == 0;
+        int r;
+
+        ps->lineno++;
+        if (memcg) {
+                if ((r = end_block(ps)) < 0)
+                        return r;
+                ps->skipping = false;
+                ps->block_first = ps->n_recs;
+        } else if (ps->skipping)
+                return 0;
+        r = memcg ? parse_memcg_line(ps, s, len) : parse_other_line(ps, s, len);
+        if (r == -ENOMEM)
+                return r;
+        return r < 0 ? bad_block(ps, ps->lineno) : 0;
 }
 
 struct slot {
@@ -533,10 +608,13 @@ static void lrugen_reset(struct lrugen *l) {
         l->no_paths = false;
         l->full = false;
         l->format = LRUGEN_FORMAT_UNKNOWN;
+        l->n_bad = 0;
+        l->first_bad_line = 0;
+        l->n_bad_ids = 0;
 }
 
 /* Parses the complete lines of buf[0..len). Returns the bytes they took (a cut last line is
- * left for the next chunk), or a negative errno. */
+ * left for the next chunk), or -ENOMEM. */
 static ssize_t parse_lines(struct parser *ps, const char *buf, size_t len) {
         size_t pos = 0;
 
@@ -551,18 +629,30 @@ static ssize_t parse_lines(struct parser *ps, const char *buf, size_t len) {
         }
 }
 
-/* Ends a parse that took total bytes and left rest unparsed: checks, sorts, publishes, and
- * frees the parser. Returns 0 or a negative errno (ret is left empty). */
+/* Ends a parse that took total bytes and left rest unparsed: ends the last block, sorts and
+ * publishes. Returns 0 or a negative errno (ret is then left empty but for n_bad and
+ * first_bad_line). */
 static int parse_end(struct parser *ps, int r, size_t total, size_t rest) {
-        if (r >= 0 && (total == 0 || rest != 0))
-                r = -EINVAL; /* empty, or the last line has no '\n': the read was cut */
-        if (r >= 0)
-                r = finish_rec(ps);
+        struct lrugen *l = ps->out;
+        if (r >= 0 && total == 0)
+                r = -EINVAL;
+        if (r >= 0) {
+                /* A last line without '\n' was cut by a racy read: its block goes. */
+                ps->lineno++;
+                r = rest != 0 && !ps->skipping ? bad_block(ps, ps->lineno) : end_block(ps);
+        }
         if (r >= 0)
                 r = publish(ps);
-        if (r < 0)
-                lrugen_reset(ps->out);
-        lrugen_shrink(ps->out);
+        /* Nothing usable at all: the whole text is bad. */
+        if (r >= 0 && l->n_lruvecs == 0 && l->n_bad > 0)
+                r = -EINVAL;
+        if (r < 0) {
+                unsigned n_bad = l->n_bad, first = l->first_bad_line;
+                lrugen_reset(l);
+                l->n_bad = n_bad;
+                l->first_bad_line = first;
+        }
+        lrugen_shrink(l);
         return r;
 }
 
@@ -581,6 +671,8 @@ void lrugen_done(struct lrugen *l) {
                 return;
         free(l->lruvecs);
         free(l->paths);
+        free(l->bad_ids);
+        free(l->bad_path_offs);
         *l = (struct lrugen) {};
 }
 
@@ -661,4 +753,12 @@ const struct lrugen_lruvec *lrugen_find_path(const struct lrugen *l, const char 
                 if (strcmp(lrugen_path(l, &l->lruvecs[i]), path) == 0)
                         return &l->lruvecs[i];
         return NULL;
+}
+
+bool lrugen_memcg_bad(const struct lrugen *l, uint64_t memcg_id, const char *path) {
+        for (size_t i = 0; i < l->n_bad_ids; i++)
+                if (l->bad_ids[i] == memcg_id ||
+                    (path && !l->no_paths && strcmp(l->paths + l->bad_path_offs[i], path) == 0))
+                        return true;
+        return false;
 }

@@ -20,6 +20,10 @@ static const struct {
         KEY(MEMSTAT_FILE_DIRTY, "file_dirty"),
         KEY(MEMSTAT_ZSWAP, "zswap"),
         KEY(MEMSTAT_ZSWAPPED, "zswapped"),
+        KEY(MEMSTAT_INACTIVE_ANON, "inactive_anon"),
+        KEY(MEMSTAT_ACTIVE_ANON, "active_anon"),
+        KEY(MEMSTAT_INACTIVE_FILE, "inactive_file"),
+        KEY(MEMSTAT_ACTIVE_FILE, "active_file"),
         KEY(MEMSTAT_WORKINGSET_REFAULT_ANON, "workingset_refault_anon"),
         KEY(MEMSTAT_WORKINGSET_REFAULT_FILE, "workingset_refault_file"),
         KEY(MEMSTAT_WORKINGSET_ACTIVATE_ANON, "workingset_activate_anon"),
@@ -99,31 +103,33 @@ static int memstat_parse_line(const char *line, size_t len, uint64_t *ret_value)
         return memstat_key_lookup(line, klen);
 }
 
-int memstat_parse(const char *buf, size_t len, struct memstat *ret) {
+int memstat_parse(const char *buf, size_t len, struct memstat *ret, unsigned *ret_bad_line) {
+        unsigned lineno = 0;
         struct memstat s = {};
         size_t pos = 0;
 
         if (!buf || len == 0)
-                return -EINVAL;
+                return parse_bad_line(ret_bad_line, 0);
         const char *line;
         size_t llen;
         int more;
         while ((more = next_line(buf, len, &pos, &line, &llen)) > 0) {
+                lineno++;
                 uint64_t v;
                 int k = memstat_parse_line(line, llen, &v);
                 if (k == -ENOENT)
                         continue;
                 if (k < 0)
-                        return k;
+                        return parse_bad_line(ret_bad_line, lineno);
                 s.value[k] = v;
                 s.present |= UINT32_C(1) << k;
         }
-        if (more < 0)
-                return -EINVAL;
+        if (more < 0) /* a last line without its newline: cut */
+                return parse_bad_line(ret_bad_line, lineno + 1);
         *ret = s;
         return 0;
 }
 
-int memstat_read(int fd, struct memstat *ret) {
-        return READ_AND_PARSE(fd, memstat_parse, ret);
+int memstat_read(int fd, struct memstat *ret, unsigned *ret_bad_line) {
+        return READ_AND_PARSE(fd, memstat_parse, ret, ret_bad_line);
 }

@@ -55,17 +55,19 @@ static int psi_parse_fields(const char *s, size_t len, struct psi_line *ret) {
         return 0;
 }
 
-int psi_parse(const char *buf, size_t len, struct psi *ret) {
+int psi_parse(const char *buf, size_t len, struct psi *ret, unsigned *ret_bad_line) {
+        unsigned lineno = 0;
         struct psi p = {};
         bool has_some = false;
         size_t pos = 0;
 
         if (!buf)
-                return -EINVAL;
+                return parse_bad_line(ret_bad_line, 0);
         const char *line;
         size_t llen;
         int more;
         while ((more = next_line(buf, len, &pos, &line, &llen)) > 0) {
+                lineno++;
                 struct psi_line *dst;
                 bool *seen;
                 if (llen >= 4 && memcmp(line, "some", 4) == 0) {
@@ -75,22 +77,22 @@ int psi_parse(const char *buf, size_t len, struct psi *ret) {
                         dst = &p.full;
                         seen = &p.has_full;
                 } else
-                        return -EINVAL;
+                        return parse_bad_line(ret_bad_line, lineno);
                 /* Two "some" lines are not a pressure file we understand. */
                 if (*seen)
-                        return -EINVAL;
+                        return parse_bad_line(ret_bad_line, lineno);
                 if (psi_parse_fields(line + 4, llen - 4, dst) < 0)
-                        return -EINVAL;
+                        return parse_bad_line(ret_bad_line, lineno);
                 *seen = true;
         }
-        if (more < 0)
-                return -EINVAL;
+        if (more < 0) /* a last line without its newline: cut */
+                return parse_bad_line(ret_bad_line, lineno + 1);
         if (!has_some)
-                return -EINVAL;
+                return parse_bad_line(ret_bad_line, 0);
         *ret = p;
         return 0;
 }
 
-int psi_read(int fd, struct psi *ret) {
-        return READ_AND_PARSE(fd, psi_parse, ret);
+int psi_read(int fd, struct psi *ret, unsigned *ret_bad_line) {
+        return READ_AND_PARSE(fd, psi_parse, ret, ret_bad_line);
 }

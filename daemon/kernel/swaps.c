@@ -57,7 +57,8 @@ static bool is_integer(const char *s, size_t len) {
         return true;
 }
 
-int swaps_parse(const char *buf, size_t len, struct swaps_summary *ret) {
+int swaps_parse(const char *buf, size_t len, struct swaps_summary *ret, unsigned *ret_bad_line) {
+        unsigned lineno = 0;
         struct swaps_summary s = {};
         const char *line;
         size_t pos = 0, llen;
@@ -65,40 +66,43 @@ int swaps_parse(const char *buf, size_t len, struct swaps_summary *ret) {
         int more;
 
         if (!buf)
-                return -EINVAL;
+                return parse_bad_line(ret_bad_line, 0);
         while ((more = next_line(buf, len, &pos, &line, &llen)) > 0) {
+                lineno++;
                 const char *f[SWAPS_MIN_FIELDS];
                 size_t flen[SWAPS_MIN_FIELDS];
                 uint64_t size, used;
 
                 if (!header) {
                         if (llen < 8 || memcmp(line, "Filename", 8) != 0)
-                                return -EINVAL;
+                                return parse_bad_line(ret_bad_line, lineno);
                         header = true;
                         continue;
                 }
                 if (split_fields(line, llen, f, flen, SWAPS_MIN_FIELDS) < SWAPS_MIN_FIELDS)
-                        return -EINVAL;
+                        return parse_bad_line(ret_bad_line, lineno);
                 if (parse_u64_n(f[2], flen[2], &size) < 0 || parse_u64_n(f[3], flen[3], &used) < 0 ||
                     !is_integer(f[4], flen[4]) || used > size)
-                        return -EINVAL;
+                        return parse_bad_line(ret_bad_line, lineno);
                 if (s.size_kib + size < s.size_kib)
-                        return -EINVAL;
+                        return parse_bad_line(ret_bad_line, lineno);
                 s.n_devices++;
                 if (is_zram_path(f[0], flen[0]))
                         s.n_zram++;
                 s.size_kib += size;
                 s.used_kib += used;
         }
-        if (more < 0 || !header)
-                return -EINVAL;
+        if (more < 0) /* a last line without its newline: cut */
+                return parse_bad_line(ret_bad_line, lineno + 1);
+        if (!header)
+                return parse_bad_line(ret_bad_line, 0);
         *ret = s;
         return 0;
 }
 
-int swaps_read(int fd, struct swaps_summary *ret) {
+int swaps_read(int fd, struct swaps_summary *ret, unsigned *ret_bad_line) {
         /* Printed a swap area at a time: read to the end, not once (READ_AND_PARSE). */
         _cleanup_(read_buf_free) struct read_buf b = {};
         int r = read_full_fd(fd, &b);
-        return r < 0 ? r : swaps_parse(b.data, b.len, ret);
+        return r < 0 ? r : swaps_parse(b.data, b.len, ret, ret_bad_line);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mglructl top: a live view of mglrud's cgroups over the bus (GetStatus, ListCgroups,
  * GetCgroup), redrawn in place on the terminal's alternate screen with plain ANSI escapes and
- * termios raw input (no curses). Keys: c, r, p, n sort; q quits. */
+ * termios raw input (no curses). Keys: c, r, p, n sort; i switches to the idle-age view (the
+ * ladder of IdleProfile() per cgroup and for the host) and back; q quits. */
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -23,6 +24,9 @@ enum { ANON, FILE_, NR_TYPES };
 
 struct top_row {
         char path[512];
+        char shown[512];       /* path with container ids shortened (shorten_ids()) */
+        char container[48];    /* ctl_container_label(), "-" for other cgroups */
+        char qos[16];
         char mode[16];
         uint64_t cold_age_usec;
         bool has_cold, has_psi, paused;
@@ -41,6 +45,11 @@ struct top {
         char sort;
         bool tty;
         unsigned cols, lines;
+        bool idle_view;            /* 'i': the idle-age ladder instead of the cgroup rows */
+        bool refetch;              /* fetch now, not at the next interval (the view changed) */
+        sd_bus_message *idle_reply; /* IdleProfile(), holds the strings of idle[] */
+        struct ctl_idle *idle;
+        size_t n_idle;
 };
 
 static volatile sig_atomic_t got_quit, got_winch;
@@ -113,6 +122,30 @@ static void row_fill(struct top_row *row, const struct field *f, size_t n) {
         row->reclaimed[ANON] = ctl_field_u64(f, n, "ReclaimedAnonBytes");
         row->reclaimed[FILE_] = ctl_field_u64(f, n, "ReclaimedFileBytes");
         row->paused = ctl_field_u64(f, n, "Paused");
+        ctl_container_label(f, n, row->container, sizeof row->container);
+        snprintf(row->qos, sizeof row->qos, "%s", ctl_qos_label(f, n));
+}
+
+/* Copies path into buf with every 64-hex-digit container id cut to its first 12 digits (the
+ * short id), so a container's row shows where it is, not 64 digits. */
+static void shorten_ids(const char *path, char *buf, size_t size) {
+        size_t o = 0;
+        for (const char *p = path; *p && o + 1 < size;) {
+                size_t run = strspn(p, "0123456789abcdef");
+                if (run == 64) {
+                        size_t k = MIN((size_t) 12, size - 1 - o);
+                        memcpy(buf + o, p, k);
+                        o += k;
+                        p += run;
+                } else if (run > 0) {
+                        size_t k = MIN(run, size - 1 - o);
+                        memcpy(buf + o, p, k);
+                        o += k;
+                        p += run;
+                } else
+                        buf[o++] = *p++;
+        }
+        buf[o] = '\0';
 }
 
 /* GetCgroup without printing: a cgroup that vanished since ListCgroups is skipped (returns 0). */
@@ -132,6 +165,7 @@ static int fetch_cgroup(struct top *t, const char *path, struct top_row *row) {
                 return n;
         *row = (struct top_row) {};
         snprintf(row->path, sizeof row->path, "%s", path);
+        shorten_ids(path, row->shown, sizeof row->shown);
         row_fill(row, f, n);
         return 1;
 }
@@ -161,6 +195,20 @@ static int fetch_status(struct top *t) {
         return 0;
 }
 
+/* Refreshes the idle-age profiles. Returns 0 or an exit code. */
+static int top_fetch_idle(struct top *t) {
+        sd_bus_message *reply = NULL;
+        struct ctl_idle *idle = NULL;
+        size_t n = 0;
+        int r = ctl_idle_fetch(t->bus, &reply, &idle, &n);
+        if (r > 0)
+                return r;
+        sd_bus_message_unref(t->idle_reply);
+        free(t->idle);
+        t->idle_reply = reply, t->idle = idle, t->n_idle = n;
+        return 0;
+}
+
 /* Refreshes the header and every row, and the rates against the previous refresh. Returns 0 or
  * an exit code. */
 static int top_fetch(struct top *t) {
@@ -168,6 +216,8 @@ static int top_fetch(struct top *t) {
         int r = fetch_status(t);
         if (r > 0)
                 return r;
+        if (t->idle_view)
+                return top_fetch_idle(t);
         if ((r = ctl_call(t->bus, "ListCgroups", "", NULL, &list)) > 0)
                 return r;
 
@@ -258,20 +308,110 @@ static void emit(const struct top *t, const char *line, bool reverse) {
         fputs(reverse ? "\033[K\033[0m\r\n" : "\033[K\r\n", stdout);
 }
 
+/* Returns the row of x at idle time t, or NULL. */
+static const struct idle_table_row *idle_row(const struct ctl_idle *x, uint64_t t) {
+        for (size_t k = 0; k < x->n_rows; k++)
+                if (x->rows[k].idle_usec == t)
+                        return &x->rows[k];
+        return NULL;
+}
+
+/* Returns true when every entry has a row at t: a rung of the ladder, not one entry's own
+ * oldest-generation row (that one is the OLDEST column). */
+static bool idle_column(const struct top *t, uint64_t idle_usec) {
+        for (size_t i = 0; i < t->n_idle; i++)
+                if (t->idle[i].n_rows > 0 && !idle_row(&t->idle[i], idle_usec))
+                        return false;
+        return true;
+}
+
+/* Appends " %7s" of s to line, counting "≥" (three bytes) as one column. */
+static size_t put_cell(char *line, size_t size, size_t len, const char *s) {
+        int extra = strncmp(s, "≥", 3) == 0 ? 2 : 0;
+        if (len >= size)
+                return len;
+        return len + (size_t) snprintf(line + len, size - len, " %*s", 7 + extra, s);
+}
+
+/* The idle-age view: per row the bytes idle for at least each rung ("?" past the oldest
+ * generation, "≥" where only part of the memory's generations reach back that far). */
+static void top_render_idle(const struct top *t) {
+        char line[1024], cell[32], name[512];
+        const struct ctl_idle *first = NULL;
+        size_t pw, maxlen = 6, len;
+
+        for (size_t i = 0; i < t->n_idle; i++) {
+                maxlen = MAX(maxlen, strlen(t->idle[i].path));
+                if (!first && t->idle[i].n_rows > 0)
+                        first = &t->idle[i];
+        }
+        pw = t->tty ? (t->cols > 100 ? t->cols - 82 : 18) : maxlen;
+        pw = MIN(pw, sizeof name - 1);
+        /* "≥" is three bytes and one column. */
+        len = (size_t) snprintf(line, sizeof line, "%-*s %7s %6s", (int) pw + 2, "IDLE ≥",
+                                "OLDEST", "AGED");
+        for (size_t k = 0; first && k < first->n_rows; k++)
+                if (idle_column(t, first->rows[k].idle_usec))
+                        len = put_cell(line, sizeof line, len,
+                                       format_duration(cell, sizeof cell,
+                                                       first->rows[k].idle_usec));
+        emit(t, line, t->tty);
+
+        size_t max_rows = t->tty ? (t->lines > 5 ? t->lines - 5 : 0) : t->n_idle;
+        for (size_t i = 0; i < t->n_idle && i < max_rows; i++) {
+                const struct ctl_idle *x = &t->idle[i];
+                const char *p = x->path[0] ? x->path : "host";
+                size_t plen = strlen(p);
+                uint64_t hz = ctl_field_u64(x->fields, x->n_fields, "HorizonUSec");
+                char h[32], a[32];
+
+                if (plen > pw && pw > 3)
+                        snprintf(name, sizeof name, "...%s", p + plen - (pw - 3));
+                else
+                        snprintf(name, sizeof name, "%s", p);
+                if (!ctl_field_u64(x->fields, x->n_fields, "HasLruGen")) {
+                        snprintf(line, sizeof line, "%-*s no lru_gen: idle times cannot be "
+                                 "estimated", (int) pw, name);
+                        emit(t, line, false);
+                        continue;
+                }
+                len = (size_t) snprintf(line, sizeof line, "%-*s %7s %6s", (int) pw, name,
+                                        hz ? format_duration(h, sizeof h, hz) : "-",
+                                        format_duration(a, sizeof a,
+                                                        ctl_field_u64(x->fields, x->n_fields,
+                                                                      "AgedMinUSec")));
+                for (size_t k = 0; first && k < first->n_rows; k++) {
+                        if (!idle_column(t, first->rows[k].idle_usec))
+                                continue;
+                        const struct idle_table_row *r = idle_row(x, first->rows[k].idle_usec);
+                        len = put_cell(line, sizeof line, len,
+                                       r ? idle_table_bytes(cell, sizeof cell,
+                                                            r->bytes[0] + r->bytes[1], r->flags)
+                                         : "-");
+                }
+                emit(t, line, false);
+        }
+        if (t->n_idle == 0)
+                emit(t, "(no idle-age profile)", false);
+}
+
 static void top_render(const struct top *t) {
         /* MODE T COLD-ANON COLD-FILE PSI RECL-A RATE-A RECL-F RATE-F, with two bars of bw. */
         enum { FIXED = 8 + 6 + 6 + 6 + 7 + 7 + 10 + 7 + 10 + 9 };
-        size_t pw = 20, bw = 0, maxlen = 0;
+        size_t pw = 20, bw = 0, maxlen = 0, cw = 0;
         uint64_t maxcold = 0;
-        char line[1024], hdr[64];
+        char line[1024], hdr[64], chdr[64] = "";
 
         for (size_t i = 0; i < t->n; i++) {
-                maxlen = MAX(maxlen, strlen(t->rows[i].path));
+                maxlen = MAX(maxlen, strlen(t->rows[i].shown));
+                /* The CONTAINER and QOS columns only when some row is a container or pod. */
+                if (strcmp(t->rows[i].container, "-") != 0)
+                        cw = 23 + 1 + 10 + 1;
                 maxcold = MAX(maxcold, MAX(t->rows[i].cold[ANON], t->rows[i].cold[FILE_]));
         }
         if (t->tty) {
-                bw = t->cols >= FIXED + 24 + 30 ? 12 : t->cols >= FIXED + 24 + 20 ? 8 : 0;
-                pw = t->cols > FIXED + 2 * bw + 20 ? t->cols - FIXED - 2 * bw : 20;
+                bw = t->cols >= FIXED + cw + 24 + 30 ? 12 : t->cols >= FIXED + cw + 24 + 20 ? 8 : 0;
+                pw = t->cols > FIXED + cw + 2 * bw + 20 ? t->cols - FIXED - cw - 2 * bw : 20;
         } else {
                 bw = 12;
                 pw = MAX(maxlen, (size_t) 6);
@@ -281,13 +421,26 @@ static void top_render(const struct top *t) {
         if (t->tty)
                 fputs("\033[H", stdout);
         emit(t, t->status, false);
+        if (t->idle_view) {
+                snprintf(line, sizeof line, "%s; view: idle age (bytes idle at least that long)%s",
+                         t->info, t->tty ? " (i: cgroups, q quits)" : "");
+                emit(t, line, false);
+                emit(t, "", false);
+                top_render_idle(t);
+                if (t->tty)
+                        fputs("\033[J", stdout);
+                fflush(stdout);
+                return;
+        }
         snprintf(line, sizeof line, "%s; sort: %s%s", t->info, sort_name(t->sort),
-                 t->tty ? " (keys c r p n, q quits)" : "");
+                 t->tty ? " (keys c r p n i, q quits)" : "");
         emit(t, line, false);
         emit(t, "", false);
         snprintf(hdr, sizeof hdr, "%*s", (int) bw, "");
-        snprintf(line, sizeof line, "%-*s %-7s %5s %s%s%6s %s%s%6s %6s %6s %9s %6s %9s",
-                 (int) pw, "CGROUP", "MODE", "T", hdr, bw ? " " : "", "COLD-A", hdr,
+        if (cw)
+                snprintf(chdr, sizeof chdr, "%-23s %-10s ", "CONTAINER", "QOS");
+        snprintf(line, sizeof line, "%-*s %s%-7s %5s %s%s%6s %s%s%6s %6s %6s %9s %6s %9s",
+                 (int) pw, "CGROUP", chdr, "MODE", "T", hdr, bw ? " " : "", "COLD-A", hdr,
                  bw ? " " : "", "COLD-F", "PSI", "RECL-A", "RATE-A", "RECL-F", "RATE-F");
         emit(t, line, t->tty);
 
@@ -295,18 +448,20 @@ static void top_render(const struct top *t) {
         for (size_t i = 0; i < t->n && i < max_rows; i++) {
                 const struct top_row *r = &t->rows[i];
                 char path[512], tt[32], ba[64], bf[64], ca[32], cf[32], psi[32], ra[32], rf[32],
-                        qa[32], qf[32];
-                size_t len = strlen(r->path);
+                        qa[32], qf[32], cc[96] = "";
+                size_t len = strlen(r->shown);
                 if (len > pw && pw > 3)
-                        snprintf(path, sizeof path, "...%s", r->path + len - (pw - 3));
+                        snprintf(path, sizeof path, "...%s", r->shown + len - (pw - 3));
                 else
-                        snprintf(path, sizeof path, "%s", r->path);
+                        snprintf(path, sizeof path, "%s", r->shown);
+                if (cw)
+                        snprintf(cc, sizeof cc, "%-23s %-10s ", r->container, r->qos);
                 if (r->has_psi)
                         snprintf(psi, sizeof psi, "%.2f%%", r->psi * 100);
                 else
                         snprintf(psi, sizeof psi, "-");
-                snprintf(line, sizeof line, "%-*s %-7s %5s %s%s%6s %s%s%6s %6s %6s %9s %6s %9s",
-                         (int) pw, path, r->paused ? "paused" : r->mode,
+                snprintf(line, sizeof line, "%-*s %s%-7s %5s %s%s%6s %s%s%6s %6s %6s %9s %6s %9s",
+                         (int) pw, path, cc, r->paused ? "paused" : r->mode,
                          format_duration(tt, sizeof tt, r->cold_age_usec),
                          bar(ba, bw, r->cold[ANON], maxcold), bw ? " " : "",
                          r->has_cold ? format_bytes(ca, sizeof ca, r->cold[ANON]) : "-",
@@ -354,14 +509,19 @@ static bool top_keys(struct top *t) {
                         top_sort(t);
                         redraw = true;
                         break;
+                case 'i':
+                        t->idle_view = !t->idle_view;
+                        t->refetch = true;
+                        break;
                 case 0x0c: /* ^L */
                         redraw = true;
                 }
         return redraw;
 }
 
-int ctl_top_run(sd_bus *bus, uint64_t interval_usec, bool once) {
-        struct top t = { .bus = bus, .sort = 'c', .interval_usec = interval_usec };
+int ctl_top_run(sd_bus *bus, uint64_t interval_usec, bool once, bool idle_view) {
+        struct top t = { .bus = bus, .sort = 'c', .interval_usec = interval_usec,
+                         .idle_view = idle_view };
         struct termios saved, raw;
         bool keys = false, alt = false;
         sigset_t mask, old;
@@ -405,7 +565,8 @@ int ctl_top_run(sd_bus *bus, uint64_t interval_usec, bool once) {
         for (uint64_t next = 0, frames = 0;;) {
                 bool redraw = false;
                 uint64_t now = now_usec();
-                if (now >= next) {
+                if (now >= next || t.refetch) {
+                        t.refetch = false;
                         if ((r = top_fetch(&t)) > 0)
                                 break;
                         next = now + interval_usec;
@@ -428,7 +589,7 @@ int ctl_top_run(sd_bus *bus, uint64_t interval_usec, bool once) {
                 int k = ppoll(&pfd, keys ? 1 : 0, &ts, &old);
                 if (got_quit)
                         break;
-                if (k > 0 && (pfd.revents & (POLLIN | POLLHUP)) && top_keys(&t))
+                if (k > 0 && (pfd.revents & (POLLIN | POLLHUP)) && top_keys(&t) && !t.refetch)
                         top_render(&t);
                 if (got_quit)
                         break;
@@ -444,5 +605,7 @@ int ctl_top_run(sd_bus *bus, uint64_t interval_usec, bool once) {
 out:
         free(t.rows);
         free(t.prev);
+        free(t.idle);
+        sd_bus_message_unref(t.idle_reply);
         return r;
 }

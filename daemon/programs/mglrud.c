@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 #include <time.h>
@@ -16,6 +17,7 @@
 #include "mglrud/config/config.h"
 #include "mglrud/core/manager.h"
 #include "mglrud/interfaces/bus.h"
+#include "mglrud/interfaces/idle-report.h"
 #include "mglrud/interfaces/journal.h"
 #include "mglrud/interfaces/metrics.h"
 #include "mglrud/shared/log.h"
@@ -111,8 +113,9 @@ static int parse_argv(int argc, char **argv) {
                         break;
                 case 'i':
                         r = parse_duration(optarg, &arg_overrides.interval_usec);
-                        if (r < 0 || arg_overrides.interval_usec < USEC_PER_SEC / 10) {
-                                log_error("--interval=%s: expected a duration of at least 100ms "
+                        if (r < 0 || arg_overrides.interval_usec < USEC_PER_SEC / 10 ||
+                            arg_overrides.interval_usec > CONFIG_MAX_INTERVAL_USEC) {
+                                log_error("--interval=%s: expected a duration from 100ms to 1h "
                                           "such as 5s or 1min.", optarg);
                                 return -EINVAL;
                         }
@@ -174,9 +177,9 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 /* SIGHUP and the bus Reload(): the command line's --log-level wins over the config again. */
-static int reload(struct manager *m) {
+static int reload(struct manager *m, char **ret_error) {
         sd_notify(false, "RELOADING=1");
-        int r = manager_reload(m);
+        int r = manager_reload(m, ret_error);
         if (arg_log_level >= 0)
                 log_set_max_level(arg_log_level);
         sd_notify(false, "READY=1");
@@ -184,13 +187,48 @@ static int reload(struct manager *m) {
 }
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        (void) reload(userdata);
+        (void) reload(userdata, NULL);
         return 0;
 }
 
 /* Runs the daemon on event loop e (the manager was started on it). Returns 0 or -errno. */
+static uint64_t watchdog_usec;
+
+/* Pings systemd's watchdog, but only while the daemon makes progress: the event loop runs this
+ * timer, and the writer thread is not stuck in one write for half the watchdog period (a write
+ * the kernel never returns from would otherwise go unnoticed: the loop keeps running). */
+static int on_watchdog(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct manager *m = userdata;
+        static bool stuck_logged;
+        uint64_t age = actuator_write_age_usec(m->actuator, now_monotonic_usec());
+
+        if (age < watchdog_usec / 2) {
+                sd_notify(false, "WATCHDOG=1");
+                stuck_logged = false;
+        } else if (!stuck_logged) {
+                char t[32];
+                log_error("The writer thread has been in one write for %s: no longer pinging the "
+                          "watchdog.", format_duration(t, sizeof t, age));
+                stuck_logged = true;
+        }
+        return sd_event_source_set_time(s, usec + watchdog_usec / 4);
+}
+
+/* Starts the watchdog timer when systemd asks for one (WATCHDOG_USEC). Returns 0 or -errno. */
+static int watchdog_start(struct manager *m, sd_event *e, sd_event_source **ret) {
+        uint64_t now;
+        int r = sd_watchdog_enabled(false, &watchdog_usec);
+        if (r <= 0)
+                return r;
+        sd_event_now(e, CLOCK_MONOTONIC, &now);
+        r = sd_event_add_time(e, ret, CLOCK_MONOTONIC, now, watchdog_usec / 8, on_watchdog, m);
+        if (r < 0)
+                return r;
+        return sd_event_source_set_enabled(*ret, SD_EVENT_ON);
+}
+
 static int run_loop(struct manager *m, sd_event *e) {
-        sd_event_source *timer = NULL;
+        sd_event_source *timer = NULL, *watchdog = NULL;
         struct bus_server *bus = NULL;
         int r;
 
@@ -202,10 +240,12 @@ static int run_loop(struct manager *m, sd_event *e) {
                 goto out;
         }
         r = bus_server_new(m, e, arg_runtime_dir, reload, &bus);
+        if (r == -EBUSY || r == -EPERM)
+                goto out; /* another daemon's directory, or one others may write: logged */
         if (r < 0)
                 log_warning_errno(r, "Cannot serve %s/%s, mglructl will not reach us: %m",
                                   arg_runtime_dir, BUS_SOCKET_NAME);
-        r = sd_event_set_watchdog(e, true);
+        r = watchdog_start(m, e, &watchdog);
         if (r < 0)
                 log_warning_errno(r, "Cannot enable the watchdog: %m");
         uint64_t now;
@@ -226,7 +266,19 @@ static int run_loop(struct manager *m, sd_event *e) {
 out:
         bus_server_free(bus);
         sd_event_source_unref(timer);
+        sd_event_source_unref(watchdog);
         return r;
+}
+
+/* Raises the soft descriptor limit to the hard one (systemd's units start at 1024 soft): each
+ * managed cgroup keeps up to 10 files open. select() is not used, so high fds are fine. */
+static void raise_fd_limit(void) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= rl.rlim_max)
+                return;
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+                log_debug_errno(errno, "Cannot raise the descriptor limit: %m");
 }
 
 int main(int argc, char **argv) {
@@ -234,6 +286,7 @@ int main(int argc, char **argv) {
         int r;
 
         log_open();
+        raise_fd_limit();
 #ifdef __GLIBC__
         /* Big buffers (the histogram of thousands of lruvecs, a snapshot of every cgroup for a
          * bus call) are mmapped and given back when freed. By default glibc raises its mmap
@@ -249,7 +302,7 @@ int main(int argc, char **argv) {
         if (arg_check_config) {
                 struct config c;
                 config_init(&c);
-                r = config_load(arg_config, arg_dropin, &c);
+                r = config_load(arg_config, arg_dropin, &c, NULL);
                 if (r < 0) {
                         config_done(&c);
                         return 1;
@@ -311,6 +364,14 @@ int main(int argc, char **argv) {
                 }
                 if (r >= 0 && m.n_cgroups == 0)
                         log_notice("No managed cgroups under %s.", m.cgroup_root);
+                /* What the generations the kernel already has say: --once ages nothing, so
+                 * the tables say how old that information is. */
+                if (r >= 0) {
+                        putchar('\n');
+                        r = idle_report_print(stdout, &m);
+                        if (r < 0)
+                                log_error_errno(r, "Cannot print the idle-age profile: %m");
+                }
         } else {
                 r = run_loop(&m, e);
         }

@@ -2,6 +2,7 @@
 #include "mglrud/shared/fileio.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -122,4 +123,37 @@ bool errno_is_vanished(int err) {
         if (err < 0)
                 err = -err;
         return err == ENOENT || err == ENODEV || err == ESTALE;
+}
+
+int write_file_atomic(const char *path, const char *text, mode_t mode) {
+        _cleanup_free_ char *tmp = NULL;
+        const char *slash = strrchr(path, '/');
+        int dlen = slash ? (int) (slash - path + 1) : 0;
+        int r;
+
+        if (asprintf(&tmp, "%.*s.%s.XXXXXX", dlen, path, slash ? slash + 1 : path) < 0)
+                return -ENOMEM;
+        /* mkostemp creates with O_EXCL: an existing name (a planted symlink) is never used. */
+        _cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        size_t len = strlen(text);
+        for (size_t off = 0; off < len;) {
+                ssize_t n = write(fd, text + off, len - off);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0) {
+                        r = n < 0 ? negative_errno() : -EIO;
+                        goto fail;
+                }
+                off += (size_t) n;
+        }
+        if (fchmod(fd, mode) < 0 || rename(tmp, path) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
+        return 0;
+fail:
+        (void) unlink(tmp);
+        return r;
 }

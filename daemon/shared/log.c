@@ -14,6 +14,7 @@
 /* Written by a reload on the event loop, read by the writer thread: accessed atomically. */
 static int max_level = LOG_INFO;
 static bool to_journal;
+static const char *identifier = "mglrud";
 static void (*capture_fn)(int level, const char *msg, void *userdata);
 static void *capture_userdata;
 
@@ -46,6 +47,10 @@ int log_level_from_string(const char *s) {
         if (s[0] >= '0' && s[0] <= '7' && s[1] == '\0')
                 return s[0] - '0';
         return -EINVAL;
+}
+
+void log_set_identifier(const char *ident) {
+        identifier = ident;
 }
 
 void log_set_target_journal(int yes) {
@@ -99,7 +104,7 @@ int log_internal(int level, int error, const char *file, int line, const char *f
                 /* ERRNO= only when there is one (the list ends at the NULL otherwise). */
                 sd_journal_send("MESSAGE=%s", msg, "PRIORITY=%i", level, "CODE_FILE=%s", file,
                                 "CODE_LINE=%d", line, "CODE_FUNC=%s", func,
-                                "SYSLOG_IDENTIFIER=mglrud", error ? errbuf : NULL, NULL);
+                                "SYSLOG_IDENTIFIER=%s", identifier, error ? errbuf : NULL, NULL);
         } else {
                 fprintf(stderr, "%s%s\n", level_prefix(level), msg);
         }
@@ -152,7 +157,9 @@ int log_struct_internal(int level, int error, const char *const *fields, const c
                 snprintf(prio, sizeof prio, "PRIORITY=%d", level);
                 iov[n++] = (struct iovec) { msgfield, strlen(msgfield) };
                 iov[n++] = (struct iovec) { prio, strlen(prio) };
-                iov[n++] = (struct iovec) { (char *) "SYSLOG_IDENTIFIER=mglrud", 24 };
+                char ident[64];
+                snprintf(ident, sizeof ident, "SYSLOG_IDENTIFIER=%s", identifier);
+                iov[n++] = (struct iovec) { ident, strlen(ident) };
                 if (error != 0) {
                         snprintf(errbuf, sizeof errbuf, "ERRNO=%d", abs(error));
                         iov[n++] = (struct iovec) { errbuf, strlen(errbuf) };

@@ -277,6 +277,9 @@ int parse_percent(const char *s, double *ret_ratio) {
         r = parse_decimal_n(s, len - percent, &v);
         if (r < 0)
                 return r;
+        const char *dot = memchr(s, '.', len);
+        if (dot && (size_t) (s + len - percent - dot - 1) > PERCENT_MAX_DECIMALS)
+                return -EINVAL;
         if (percent)
                 v /= 100;
         if (v > 1)
@@ -372,6 +375,25 @@ const char *format_bytes_exact(char *buf, size_t size, uint64_t bytes) {
 const char *format_duration_exact(char *buf, size_t size, uint64_t usec) {
         return format_units_exact(buf, size, usec, duration_format_units,
                                   ELEMENTSOF(duration_format_units), "us");
+}
+
+const char *format_percent_exact(char *buf, size_t size, double ratio) {
+        char tmp[64];
+
+        /* A ratio parsed from at most PERCENT_MAX_DECIMALS decimals, times 100, is within a few
+         * units in the last place of the percentage it came from: far below half a unit of
+         * its 12th decimal, so rounding there gives back its digits (shortest %g forms do
+         * not: "%.6g" printed 0.123456789% as 0.123457% and 0.00001% as 1e-05%). */
+        snprintf(tmp, sizeof tmp, "%.*f", PERCENT_MAX_DECIMALS, ratio * 100);
+        size_t n = strlen(tmp);
+        if (memchr(tmp, '.', n)) {
+                while (n > 0 && tmp[n - 1] == '0')
+                        n--;
+                if (n > 0 && tmp[n - 1] == '.')
+                        n--;
+        }
+        snprintf(buf, size, "%.*s%%", (int) n, tmp);
+        return buf;
 }
 
 int next_line(const char *buf, size_t len, size_t *pos, const char **ret_line, size_t *ret_len) {

@@ -57,6 +57,7 @@ static struct records full, brief;
 static char *leaf_text[2][N_LEAF_FILES]; /* [template][file] */
 static char *root_stat, *root_pressure;
 
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void die(const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);

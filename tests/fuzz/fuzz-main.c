@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz-main.c: a deterministic stand-in for libFuzzer, so the fuzzers run as regression tests
- * with gcc under ASan/UBSan. Usage: fuzz-<parser> CORPUS_DIR [ITERATIONS [SEED]]
- * Runs LLVMFuzzerTestOneInput over every file of CORPUS_DIR (name order), then over ITERATIONS
- * (default 5000) mutations of them from a fixed seed, so a failure reproduces exactly. Every
- * input lives in a buffer of exactly its size, so ASan catches a parser reading past len. */
+ * with gcc under ASan/UBSan (and valgrind). Usage:
+ *   fuzz-<target> [-n ITERATIONS] [-s SEED] PATH...
+ * Each PATH is a corpus directory (its files, hidden ones left out) or one input file; a
+ * missing PATH is skipped with a note (tests/fuzz/regressions/<target> exists only once a crash
+ * was kept). Runs LLVMFuzzerTestOneInput over every input (name order within a directory), then
+ * over ITERATIONS (default 5000) mutations of them from a fixed seed, so a failure reproduces
+ * exactly. Every input lives in a buffer of exactly its size, so ASan catches a parser reading
+ * past len. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -41,35 +45,48 @@ static int name_cmp(const void *a, const void *b) {
         return strcmp(((const struct input *) a)->name, ((const struct input *) b)->name);
 }
 
-/* Loads every regular file of dir. Returns the count, or a negative errno. */
-static int load_corpus(const char *dir, struct input **ret) {
-        DIR *d = opendir(dir);
-        struct input *v = NULL;
-        size_t n = 0;
-        struct dirent *de;
+static void add_input(struct input **v, size_t *n, const char *name, struct read_buf *b) {
+        struct input *nv = realloc(*v, (*n + 1) * sizeof(**v));
+        if (!nv)
+                abort();
+        *v = nv;
+        nv[*n].name = strdup(name);
+        nv[*n].size = b->len;
+        nv[*n].data = (uint8_t *) b->data; /* b->data holds len + NUL: copied exactly below */
+        if (!nv[*n].name)
+                abort();
+        (*n)++;
+}
 
-        if (!d)
-                return negative_errno();
+/* Appends the input at path: every regular file of a directory (in name order), or the file
+ * itself. Returns the number of inputs added, or a negative errno. */
+static int load_path(const char *path, struct input **v, size_t *n) {
+        struct read_buf b = {};
+        size_t first = *n;
+        int r;
+
+        DIR *d = opendir(path);
+        if (!d) {
+                if (errno != ENOTDIR)
+                        return negative_errno();
+                r = read_full_file_at(AT_FDCWD, path, &b);
+                if (r < 0)
+                        return r;
+                add_input(v, n, path, &b);
+                return 1;
+        }
+        struct dirent *de;
         while ((de = readdir(d))) {
-                struct read_buf b = {};
                 if (de->d_name[0] == '.')
                         continue;
-                int dfd = dirfd(d);
-                if (read_full_file_at(dfd, de->d_name, &b) < 0)
-                        continue;
-                struct input *nv = realloc(v, (n + 1) * sizeof(*v));
-                if (!nv)
-                        abort();
-                v = nv;
-                v[n].name = strdup(de->d_name);
-                v[n].size = b.len;
-                v[n].data = (uint8_t *) b.data; /* b.data holds len + NUL: copied exactly below */
-                n++;
+                b = (struct read_buf) {};
+                if (read_full_file_at(dirfd(d), de->d_name, &b) < 0)
+                        continue; /* a subdirectory */
+                add_input(v, n, de->d_name, &b);
         }
         closedir(d);
-        qsort(v, n, sizeof(*v), name_cmp);
-        *ret = v;
-        return (int) n;
+        qsort(*v + first, *n - first, sizeof(**v), name_cmp);
+        return (int) (*n - first);
 }
 
 static void run_exact(const uint8_t *data, size_t size) {
@@ -82,8 +99,10 @@ static void run_exact(const uint8_t *data, size_t size) {
         free(copy);
 }
 
-/* Bytes that matter to the kernel formats: separators, suffix letters, digits, edges. */
-static const char interesting[] = " \n\t\0x0123456789repRTxTYFAtyfaLOYNFA=.%:/-maxkBmemcg node";
+/* Bytes that matter to the kernel and config formats: separators, suffix letters, digits,
+ * edges, INI and glob syntax. */
+static const char interesting[] =
+        " \n\t\r\0x0123456789repRTxTYFAtyfaLOYNFA=.%:/-maxkBmemcg node[]*?;#\\";
 
 /* Applies one random edit to buf (len *len, capacity cap). */
 static void mutate_once(uint8_t *buf, size_t *len, size_t cap, const struct input *corpus, size_t n) {
@@ -158,51 +177,65 @@ static void mutate_once(uint8_t *buf, size_t *len, size_t cap, const struct inpu
         }
 }
 
+static int usage(const char *argv0) {
+        fprintf(stderr, "usage: %s [-n ITERATIONS] [-s SEED] PATH...\n", argv0);
+        return 2;
+}
+
 int main(int argc, char **argv) {
         struct input *corpus = NULL;
         unsigned long iterations = 5000;
         uint64_t seed = UINT64_C(0x6d676c727564); /* "mglrud" */
-        int n;
+        size_t n = 0;
+        int opt;
 
-        if (argc < 2 || argc > 4) {
-                fprintf(stderr, "usage: %s CORPUS_DIR [ITERATIONS [SEED]]\n", argv[0]);
-                return 2;
-        }
-        if (argc >= 3)
-                iterations = strtoul(argv[2], NULL, 10);
-        if (argc >= 4)
-                seed = strtoull(argv[3], NULL, 0);
+        while ((opt = getopt(argc, argv, "n:s:")) >= 0)
+                switch (opt) {
+                case 'n': iterations = strtoul(optarg, NULL, 10); break;
+                case 's': seed = strtoull(optarg, NULL, 0); break;
+                default: return usage(argv[0]);
+                }
+        if (optind >= argc)
+                return usage(argv[0]);
         rng_state = seed ? seed : 1;
 
-        n = load_corpus(argv[1], &corpus);
-        if (n <= 0) {
-                fprintf(stderr, "%s: no corpus: %s\n", argv[1], n < 0 ? strerror(-n) : "empty");
+        for (int i = optind; i < argc; i++) {
+                int r = load_path(argv[i], &corpus, &n);
+                if (r == -ENOENT)
+                        printf("%s: none, skipped\n", argv[i]);
+                else if (r < 0) {
+                        fprintf(stderr, "%s: %s\n", argv[i], strerror(-r));
+                        return 1;
+                }
+        }
+        if (n == 0) {
+                fprintf(stderr, "no corpus: every PATH is missing or empty\n");
                 return 1;
         }
-        for (int i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++)
                 run_exact(corpus[i].data, corpus[i].size);
         run_exact((const uint8_t *) "", 0);
 
         size_t max = 0;
-        for (int i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++)
                 max = MAX(max, corpus[i].size);
         size_t cap = max * 2 + 4096;
         uint8_t *buf = malloc(cap);
         if (!buf)
                 abort();
         for (unsigned long it = 0; it < iterations; it++) {
-                const struct input *in = &corpus[rnd_below((size_t) n)];
+                const struct input *in = &corpus[rnd_below(n)];
                 size_t len = in->size;
                 memcpy(buf, in->data, len);
                 unsigned edits = 1 + (unsigned) rnd_below(4);
                 for (unsigned e = 0; e < edits; e++)
-                        mutate_once(buf, &len, cap, corpus, (size_t) n);
+                        mutate_once(buf, &len, cap, corpus, n);
                 run_exact(buf, len);
         }
-        printf("%d corpus files, %lu mutations (seed 0x%" PRIx64 "): ok\n", n, iterations, seed);
+        printf("%zu inputs, %lu mutations (seed 0x%" PRIx64 "): ok\n", n, iterations, seed);
 
         free(buf);
-        for (int i = 0; i < n; i++) {
+        for (size_t i = 0; i < n; i++) {
                 free(corpus[i].name);
                 free(corpus[i].data);
         }

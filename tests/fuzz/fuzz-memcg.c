@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 fuzz_check(size >= 3 && memcmp(s, "max", 3) == 0);
 
         struct meminfo m = { .mem_total = 4242 };
-        r = meminfo_parse(s, size, &m);
+        r = meminfo_parse(s, size, &m, NULL);
         fuzz_check(r == 0 || r == -EINVAL);
         if (r < 0)
                 fuzz_check(m.mem_total == 4242);

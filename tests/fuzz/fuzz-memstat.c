@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
         memset(&s, 0xa5, sizeof(s));
         sentinel = s;
-        r = memstat_parse((const char *) data, size, &s);
+        r = memstat_parse((const char *) data, size, &s, NULL);
         fuzz_check(r == 0 || r == -EINVAL);
         if (r < 0) {
                 fuzz_check(memcmp(&s, &sentinel, sizeof(s)) == 0);

@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
         memset(&p, 0xa5, sizeof(p));
         sentinel = p;
-        r = psi_parse((const char *) data, size, &p);
+        r = psi_parse((const char *) data, size, &p, NULL);
         fuzz_check(r == 0 || r == -EINVAL);
         if (r < 0) {
                 fuzz_check(memcmp(&p, &sentinel, sizeof(p)) == 0); /* untouched on failure */

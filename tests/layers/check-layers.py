@@ -5,7 +5,8 @@
     shared -> kernel -> policy -> config -> core -> interfaces -> programs
 
 A file may include headers of its own layer and of the layers below it, never above. mglructl
-(daemon/programs/mglructl*) may include only the shared utilities and the bus protocol.
+(daemon/programs/mglructl*) may include only the shared utilities and the bus protocol;
+mglrud-oci-hook (run by container runtimes) only the layers up to config, never the core.
 Usage: check-layers.py SOURCE_ROOT"""
 import os
 import re
@@ -52,6 +53,7 @@ def main():
                 checked += 1
                 text = open(path, encoding="utf-8", errors="replace").read()
                 ctl = rel.startswith("daemon/programs/mglructl")
+                hook = rel.startswith("daemon/programs/mglrud-oci-hook")
                 for inc in INCLUDE.findall(text):
                     target = layer_of_include(inc)
                     if inc.startswith("mglrud/") and target is None:
@@ -62,6 +64,9 @@ def main():
                     if ctl and not (target == "shared" or inc == "mglrud/interfaces/bus-protocol.h"):
                         errors.append(f"{rel}: mglructl includes {inc}: it may use only the "
                                       "shared utilities and the bus protocol")
+                    elif hook and LAYERS.index(target) > LAYERS.index("config"):
+                        errors.append(f"{rel}: mglrud-oci-hook includes {inc}: it may use only "
+                                      "the shared, kernel, policy and config layers")
                     elif LAYERS.index(target) > LAYERS.index(layer):
                         errors.append(f"{rel} ({layer}) includes {inc} ({target}): a layer may "
                                       "only use the layers below it")

@@ -49,6 +49,26 @@ emit_results() {
 	echo "MGLRUD-VERDICT: $(cat "$MGLRUD_VERDICT_FILE" 2>/dev/null || echo 'FAIL no verdict')"
 }
 
+# run_scenario: runs /mglrud/scenarios/$MGLRUD_SCENARIO.sh in a subshell (from /tmp, set -x with
+# mglrud.debug=1) and makes sure a verdict exists afterwards. Used by /init and, on the root
+# disk, by guest-systemd.sh.
+run_scenario() {
+	local rc
+	if [ -z "$MGLRUD_SCENARIO" ] || [ ! -f "/mglrud/scenarios/$MGLRUD_SCENARIO.sh" ]; then
+		verdict_write FAIL "no scenario '$MGLRUD_SCENARIO' in the guest"
+		return 0
+	fi
+	(
+		cd /tmp
+		[ "$MGLRUD_DEBUG" = 1 ] && set -x
+		. "/mglrud/scenarios/$MGLRUD_SCENARIO.sh"
+	)
+	rc=$?
+	if [ ! -s "$MGLRUD_VERDICT_FILE" ]; then
+		verdict_write FAIL "scenario exited (rc=$rc) without a verdict"
+	fi
+}
+
 # need_bin NAME: fails the scenario when a project binary is not in the initramfs. The build
 # depends on every binary a scenario needs, so a missing one is a broken harness (a moved build
 # path), never a reason to skip: that would pass the test run silently.

@@ -1,24 +1,30 @@
 #!/bin/bash
 # Builds the test initramfs (an uncompressed newc cpio) for tests/vm.
 #
-#   tests/vm/mkinitramfs.sh [--build-dir DIR] --out FILE
+#   tests/vm/mkinitramfs.sh [--build-dir DIR] [--deb FILE] [--with-runc] --out FILE
 #
 # Contents: busybox-static with its applet links, the kernel modules the guest needs
 # (decompressed, dependencies resolved from each module's .modinfo since Debian's packages ship
 # no modules.dep), the project's binaries found in the meson build dir DIR (daemon/programs/mglrud,
 # daemon/programs/mglructl, tests/workloads/*) with the shared libraries ldd lists for them (ASan
 # builds work too: libasan/libubsan are copied like any other library), /init
-# (guest-init.sh), guest-lib.sh, scenarios/*.sh and the demo config.
+# (guest-init.sh), guest-lib.sh, scenarios/*.sh and the demo config; for root-disk boots
+# guest-systemd.sh with its unit, and the package --deb FILE as /mglrud/mglrud.deb. --with-runc
+# adds Debian's runc (tests/vm/fetch-runc.sh) and its libraries, for the container scenarios.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 BUILD_DIR=""
 OUT=""
+DEB=""
+WITH_RUNC=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build-dir) BUILD_DIR="$2"; shift 2 ;;
+	--with-runc) WITH_RUNC=1; shift ;;
 	--out) OUT="$2"; shift 2 ;;
-	-h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+	--deb) DEB="$2"; shift 2 ;;
+	-h|--help) sed -n '2,15p' "$0"; exit 0 ;;
 	*) echo "mkinitramfs: unknown argument: $1" >&2; exit 2 ;;
 	esac
 done
@@ -105,8 +111,10 @@ copy_with_libs() { # src dst-dir
 BINS=()
 if [ -n "$BUILD_DIR" ]; then
 	[ -d "$BUILD_DIR" ] || die "build dir $BUILD_DIR does not exist"
-	for b in daemon/programs/mglrud daemon/programs/mglructl tests/workloads/anon-tiers tests/workloads/file-hot-stream \
-		 tests/workloads/mixed tests/workloads/kwrite tests/workloads/cgroup-swarm \
+	for b in daemon/programs/mglrud daemon/programs/mglructl daemon/programs/mglrud-oci-hook \
+		 tests/workloads/anon-tiers tests/workloads/file-hot-stream \
+		 tests/workloads/mixed tests/workloads/kwrite tests/workloads/zipf-read \
+		 tests/workloads/cgroup-swarm \
 		 tests/bench/cycle-meter tests/bench/scale-reader tests/bench/mkscale-tree; do
 		if [ -x "$BUILD_DIR/$b" ] && [ -f "$BUILD_DIR/$b" ]; then
 			copy_with_libs "$BUILD_DIR/$b" /usr/bin
@@ -125,11 +133,22 @@ if [ -x /usr/bin/setpriv ]; then
 	mkdir -p "$STAGE/usr/local/bin"
 	copy_with_libs /usr/bin/setpriv /usr/local/bin
 fi
+if [ "$WITH_RUNC" = 1 ]; then
+	RUNC="$("$HERE/fetch-runc.sh")" || die "fetch-runc.sh failed"
+	copy_with_libs "$RUNC" /usr/sbin
+	BINS+=(runc)
+fi
 printf '%s\n' "${BINS[@]}" > "$STAGE/mglrud/binaries"
 
 # --- guest scripts
 install -m 0755 "$HERE/guest-init.sh" "$STAGE/init"
 install -m 0644 "$HERE/guest-lib.sh" "$STAGE/mglrud/guest-lib.sh"
+install -m 0755 "$HERE/guest-systemd.sh" "$STAGE/mglrud/guest-systemd.sh"
+install -m 0644 "$HERE/mglrud-vm-scenario.service" "$STAGE/mglrud/mglrud-vm-scenario.service"
+if [ -n "$DEB" ]; then
+	[ -f "$DEB" ] || die "--deb $DEB: no such file"
+	install -m 0644 "$DEB" "$STAGE/mglrud/mglrud.deb"
+fi
 for s in "$HERE"/scenarios/*.sh; do
 	[ -e "$s" ] && install -m 0755 "$s" "$STAGE/mglrud/scenarios/"
 done

@@ -1,13 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* config.h: mglrud.conf and its drop-ins. [Daemon] holds daemon keys, [Defaults] the policy
- * keys, and every section whose name starts with "/" is a cgroup path glob whose cgroups are
- * managed with the keys of all matching sections applied over [Defaults], least specific first
- * (so the most specific section wins per key).
+ * keys, and the other sections select cgroups and set policy keys for them:
+ *
+ *   [/path/glob]        cgroups whose path matches the glob
+ *   [Container:RUNTIME] containers of a runtime (docker, podman, containerd, crio) or of any
+ *                       ("*"), recognized by their cgroup path (kernel/container.h)
+ *   [Pod:QOS]           Kubernetes pods of a QoS class (guaranteed, burstable, besteffort) or of
+ *                       any ("*")
+ *   [Policy:NAME]       matches no cgroup by itself: a container started with the annotation
+ *                       io.mglrud.policy=NAME gets it (mglrud-oci-hook records the name on the
+ *                       container's cgroup as the xattr user.mglrud.policy)
+ *
+ * A cgroup is managed when a section matches it (or it carries annotated keys); the keys of
+ * all matching sections apply over [Defaults], least specific first, so the most specific
+ * section wins per key. From least to most specific:
+ *
+ *   1. path globs with a wildcard (among them: fewer wildcards, then more literal characters,
+ *      then the later section; all globs that match one path have as many components)
+ *   2. [Container:*], [Pod:*]
+ *   3. [Container:RUNTIME], [Pod:QOS]
+ *   4. path globs without a wildcard (one cgroup's exact path)
+ *   5. [Policy:NAME] named by the container's annotation
+ *   6. the container's annotated keys (io.mglrud.KEY=VALUE, xattrs user.mglrud.KEY)
+ *   (7. runtime overrides, mglructl set, applied by the core over all of this)
  *
  * Globs are matched with fnmatch(FNM_PATHNAME): '*', '?' and '[...]' never cross a '/', so
- * "/system.slice/<star>" matches the direct children of system.slice only. Specificity: more path
- * components first, then fewer wildcards ('*', '?', one per '[...]'), then more literal
- * characters, then the section that appeared later (first appearance across all files). */
+ * "/system.slice/<star>" matches the direct children of system.slice only. */
 #pragma once
 
 #include <stdbool.h>
@@ -15,18 +33,49 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "mglrud/kernel/cgroup-xattr.h"
+#include "mglrud/kernel/container.h"
 #include "mglrud/policy/policy.h"
 
+/* What a section selects cgroups by. */
+enum section_match {
+        SECTION_MATCH_PATH,      /* [/path/glob] */
+        SECTION_MATCH_CONTAINER, /* [Container:RUNTIME] */
+        SECTION_MATCH_POD,       /* [Pod:QOS] */
+        SECTION_MATCH_POLICY,    /* [Policy:NAME] */
+};
+
+#define SECTION_SELECTOR_ANY (-1)
+#define POLICY_NAME_MAX 64
+
 struct policy_section {
-        char *glob;          /* e.g. "/batch.slice/<star>" */
+        char *name;          /* as in the header: "/batch.slice/<star>", "Container:docker",
+                              * "Pod:besteffort" (runtime and QoS in lower case), "Policy:batch" */
+        enum section_match match;
+        int selector;        /* CONTAINER: enum container_runtime, POD: enum qos_class, or
+                              * SECTION_SELECTOR_ANY for "*"; unused otherwise */
         char *file;          /* where it was (last) defined */
         unsigned line;
         struct policy policy;
         uint32_t set_mask;   /* (1u << enum policy_key) for every key the section set */
-        /* specificity, computed from glob (see the top of this file) */
+        /* specificity of a path glob, computed from name (see the top of this file) */
         unsigned n_components;
         unsigned n_wildcards;
         unsigned n_literals;
+};
+
+/* A container's annotation as recorded on its cgroup (user.mglrud.* xattrs), checked. */
+struct cgroup_annotation {
+        char policy_name[POLICY_NAME_MAX + 1]; /* user.mglrud.policy, "" when absent */
+        struct policy overrides;               /* user.mglrud.KEY values ... */
+        uint32_t set_mask;                     /* ... for these keys (1u << enum policy_key) */
+};
+
+/* What sections match a cgroup by. */
+struct cgroup_match {
+        const char *path;                           /* "/system.slice/docker-<id>.scope" */
+        const struct container_identity *container; /* NULL: not a container */
+        const struct cgroup_annotation *annotation; /* NULL: none */
 };
 
 /* One bit per [Daemon] key, to know which ones a file set (for config_dump). */
@@ -73,7 +122,7 @@ struct config {
         char *defaults_file;         /* where [Defaults] was last seen (NULL: never) */
         unsigned defaults_line;
         struct policy_section *sections; /* in order of first appearance */
-        size_t n_sections;
+        size_t n_sections, sections_cap;
 };
 
 /* Fills c with the built-in defaults (no sections). Allocates nothing: the default root paths
@@ -98,25 +147,78 @@ void policy_init_defaults(struct policy *ret);
 int config_list_files(const char *main_path, const char *dropin_dir, char ***ret_files);
 void config_files_free(char **files);
 
-/* Loads main_path (missing is fine: built-in defaults) and then dropin_dir/\*.conf in name order
- * (missing dir is fine). Unknown keys and sections are warned about. On error logs "file:line:
- * key=value: reason" and returns -EINVAL (or -errno for I/O), leaving ret untouched; returns 0
- * on success. ret must be initialized (config_init or an earlier load): on success its old
- * contents are freed and replaced. Checks that MinColdAge <= MaxColdAge for [Defaults] and for
- * each section over [Defaults], after all files are read. */
-int config_load(const char *main_path, const char *dropin_dir, struct config *ret);
+/* Loads main_path (it must exist; an empty file gives the built-in defaults) and then
+ * dropin_dir/\*.conf in name order (a missing dir is fine). Unknown keys and sections are
+ * warned about. Running as root, a file or the drop-in dir that is not owned by root or is
+ * writable by group or others is refused (-EPERM). On error logs "file:line: key=value: reason"
+ * (never the text of a line that is not Key=Value) and returns -EINVAL (or -errno), leaving ret
+ * untouched, and the first error's text in *ret_error (malloc'ed) when ret_error is not NULL;
+ * returns 0 on success. ret must be initialized (config_init or an earlier load): on success its
+ * old contents are freed and replaced. Checks that MinColdAge <= MaxColdAge for [Defaults] and
+ * for each section over [Defaults], after all files are read. */
+int config_load(const char *main_path, const char *dropin_dir, struct config *ret,
+                char **ret_error);
+
+/* One configuration file's text, for config_load_buffers. */
+struct config_buffer {
+        const char *filename; /* for messages and section locations */
+        const char *text;     /* need not end in a NUL: a NUL inside a line is an error */
+        size_t len;
+};
+
+/* Parses files[0..n) in order, as config_load parses the main file and its drop-ins (a section
+ * seen again merges into the first), starting from the built-in defaults, without touching the
+ * file system (tests and fuzzers). Same contract as config_load. */
+int config_load_buffers(const struct config_buffer *files, size_t n, struct config *ret);
 
 /* Parses one file's text as if read from filename (for tests), starting from the built-in
  * defaults. Same contract as config_load. */
 int config_load_string(const char *text, const char *filename, struct config *c);
 
-/* Computes the effective policy of a cgroup path ("/system.slice/foo.service"): [Defaults] with
- * all matching sections applied, least specific first. The root "/" matches only a "[/]"
- * section. When two sections combine into MinColdAge > MaxColdAge, the bound from the more
- * specific one is kept and the other is set equal to it. Returns the most specific matching
- * section, or NULL when none matches (the cgroup is not managed; *ret is then the defaults). */
-const struct policy_section *config_policy_for(const struct config *c, const char *cgroup_path,
+/* Computes the effective policy of the cgroup m describes: [Defaults], then every matching
+ * section in increasing specificity (see the top of this file), then the annotation's keys.
+ * The root "/" matches only a "[/]" section. When two sources combine into MinColdAge >
+ * MaxColdAge, the bound from the more specific one is kept and the other is set equal to it.
+ * Returns the most specific matching section, or NULL when none matches (*ret is then the
+ * defaults with the annotation's keys). */
+const struct policy_section *config_policy_for(const struct config *c, const struct cgroup_match *m,
                                                struct policy *ret);
+
+/* Returns true when a cgroup with this effective policy, matching section (or NULL) and
+ * annotation (or NULL) is managed: a section matched or the annotation set a key, and Mode is
+ * not off. */
+bool config_manages(const struct policy_section *s, const struct cgroup_annotation *a,
+                    const struct policy *p);
+
+/* Returns the [Policy:NAME] section called name, or NULL. */
+const struct policy_section *config_find_policy(const struct config *c, const char *name);
+
+/* Returns true when name can name a [Policy:NAME] section: 1..POLICY_NAME_MAX of A-Z a-z 0-9
+ * '-' '_' '.'. */
+bool policy_name_valid(const char *name);
+
+/* Called for every annotation entry that is refused, with a static reason. */
+typedef void (*annotation_refused_fn)(const char *key, const char *value, const char *reason,
+                                      void *userdata);
+
+/* Checks one annotation entry, key "policy" or a policy key name ("MinColdAge"), value as
+ * written, and adds it to a: the policy name's syntax (policy_name_valid) or the value with
+ * config_parse_policy_key. Returns 0, or -EINVAL with a static reason in *ret_reason (a is
+ * then unchanged). */
+int config_annotation_add(struct cgroup_annotation *a, const char *key, const char *value,
+                          const char **ret_reason);
+
+/* Reads a cgroup's recorded annotation: each xattr through config_annotation_add (the hook
+ * checked them already, but anything with write access to the cgroup may set xattrs), then
+ * MinColdAge <= MaxColdAge when both are set. Refused entries are left out and passed to
+ * refused (may be NULL). Returns the number refused; *ret is always written. */
+int config_annotation_from_xattrs(const struct cgroup_xattrs *x, struct cgroup_annotation *ret,
+                                  annotation_refused_fn refused, void *userdata);
+
+/* Returns true when a carries anything (a policy name or a key). */
+static inline bool cgroup_annotation_present(const struct cgroup_annotation *a) {
+        return a && (a->policy_name[0] || a->set_mask);
+}
 
 /* Parses value (non-empty) for policy key k into p, with the same checks as the config file.
  * Returns 0, or -EINVAL with a static one-line reason in *ret_reason ("invalid size"). */
@@ -139,7 +241,13 @@ void config_dump(const struct config *c, FILE *f);
 /* Checks that glob is an absolute cgroup path glob: starts with '/', no empty, "." or ".."
  * component, no trailing '/' (except "/" itself). Returns 0 or -EINVAL. */
 int cgroup_glob_validate(const char *glob);
-/* Fills s->n_components, n_wildcards and n_literals from s->glob. */
+/* Parses a section header name that selects cgroups ("/a/<star>", "Container:docker",
+ * "Pod:BestEffort", "Policy:batch") into s->match, s->selector and the canonical s->name
+ * (malloc'ed). Returns 0, -ENOMEM, or -EINVAL with a static reason in *ret_reason; -ENOENT
+ * when name is none of these forms (an unknown section). */
+int policy_section_parse_name(struct policy_section *s, const char *name,
+                              const char **ret_reason);
+/* Fills s->n_components, n_wildcards and n_literals from a path glob's s->name. */
 void policy_section_compute_specificity(struct policy_section *s);
 /* Compares the specificity of two sections of the same config (both point into c->sections:
  * the final tie-break is their position, the later one winning). Returns <0 when a is less

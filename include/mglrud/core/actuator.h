@@ -20,6 +20,11 @@
 
 /* Largest single write: 1024 pages (4 MiB with 4 KiB pages). */
 #define ACTUATOR_CHUNK_PAGES 1024u
+/* Decisions are not queued beyond this many jobs (the cgroup waits for the next cycle): a long
+ * queue only delays what it holds, and each job holds two descriptors. */
+#define ACTUATOR_MAX_QUEUED 32u
+/* How long stopping waits for the chunk being written before it gives up on the thread. */
+#define ACTUATOR_STOP_TIMEOUT_USEC (10 * UINT64_C(1000000))
 
 enum actuator_job_kind {
         ACTUATOR_JOB_DECISION,  /* a decision's lru_gen commands and memory.reclaim writes */
@@ -54,6 +59,7 @@ struct actuator_job {
         struct actuator_drop *drops;        /* ACTUATOR_JOB_DROP */
         size_t n_drops;
         uint64_t submitted_usec;
+        uint64_t write_started_usec; /* the write in progress began then (0: none); atomic */
         uint64_t token;         /* the submitter's tag: matches the completion to its owner */
         /* What the submitter measures the job's effect against (control.c: memory.stat's anon,
          * file and pgsteal_proactive when it decided; bit k of has_baseline: baseline[k] read):
@@ -133,6 +139,12 @@ unsigned actuator_pending(struct actuator *a);
 /* Returns the counts of what the actuation path did so far. */
 struct actuator_stats actuator_get_stats(struct actuator *a);
 
+/* Returns how long the write in progress has been running, or 0 when none is: the watchdog
+ * pings systemd only while this stays short. */
+uint64_t actuator_write_age_usec(struct actuator *a, uint64_t now_usec);
+
 /* Stops the worker after its current chunk, drops queued jobs without calling done, and frees
- * everything. NULL is fine. */
+ * everything. When the chunk does not return within ACTUATOR_STOP_TIMEOUT_USEC (a write the
+ * kernel never completes), logs it and leaves the thread and a to the process's exit. NULL is
+ * fine. */
 void actuator_free(struct actuator *a);

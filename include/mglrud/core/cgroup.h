@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cgroup.h: one managed cgroup: its identity (cgroup id = directory inode), its open memory
- * files, the policy the configuration gives it, and the controller state (control.c). */
+/* cgroup.h: one managed cgroup: its identity (cgroup id = directory inode, and the container
+ * or pod its path names), its open memory files, the policy the configuration and the
+ * container's annotation give it, and the controller state (control.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -8,12 +9,19 @@
 
 #include "mglrud/config/config.h"
 #include "mglrud/kernel/cgroup-files.h"
+#include "mglrud/kernel/container.h"
 
 struct cgroup {
         uint64_t id;                    /* cgroup id (directory inode on cgroup2) */
         char *path;                     /* "/system.slice/foo.service", "/" for the root */
+        char *name;                     /* path for people and protocols (escape_path()): what
+                                         * logs, the bus, metrics and dumps show; path itself
+                                         * when it needs no escaping */
         struct cgroup_files files;
-        const struct policy_section *section; /* most specific matching section */
+        const struct policy_section *section; /* most specific matching section, NULL when
+                                               * only the annotation's keys manage it */
+        struct container_identity container; /* what its path says (kind NONE: no container) */
+        struct cgroup_annotation annotation; /* recorded by mglrud-oci-hook (user.mglrud.*) */
         struct policy policy;           /* effective policy */
         uint64_t *covered_ids;          /* unmanaged descendants this cgroup's lru_gen work covers */
         size_t n_covered;
@@ -23,17 +31,19 @@ struct cgroup {
         char path_storage[];            /* the path it was found at (path, until a rename) */
 };
 
-/* Opens the cgroup root/path with id. Returns 0 and a new cgroup, or what cgroup_files_open()
- * returns. */
-int cgroup_new(const char *root, const char *path, uint64_t id, struct cgroup **ret);
+/* Opens the cgroup root/path with id, keeping the files in keep open (cgroup-files.h). Returns 0
+ * and a new cgroup, or what cgroup_files_open() returns. */
+int cgroup_new(const char *root, const char *path, uint64_t id, unsigned keep,
+               struct cgroup **ret);
 
-/* Sets cg's path after a rename (ids are stable, paths are not). Returns 0 or -ENOMEM (the old
- * path stays). */
+/* Sets cg's path after a rename (ids are stable, paths are not) and its name. Returns 0 or
+ * -ENOMEM (cg unchanged). */
 int cgroup_set_path(struct cgroup *cg, const char *path);
 
 /* Closes files and frees the cgroup (not its userdata). NULL is fine. */
 void cgroup_free(struct cgroup *cg);
 
 /* Reads the cgroup's memory files. Returns 0, -ENOENT when the cgroup vanished (cg->vanished is
- * set), or another negative errno. */
-int cgroup_read(struct cgroup *cg, uint64_t now_usec, struct cgroup_reading *ret);
+ * set), or another negative errno with the file and line in *ret_error (when not NULL). */
+int cgroup_read(struct cgroup *cg, uint64_t now_usec, struct cgroup_reading *ret,
+                struct cgroup_read_error *ret_error);

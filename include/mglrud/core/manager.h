@@ -19,14 +19,27 @@
 #include "mglrud/kernel/lrugen.h"
 #include "mglrud/kernel/memcg.h"
 #include "mglrud/kernel/psi.h"
+#include "mglrud/policy/idle-profile.h"
 #include "mglrud/policy/policy.h"
 #include "mglrud/shared/fileio.h"
+
+/* Descriptors kept for everything but the managed cgroups' files: the bus (3 per connection,
+ * interfaces/bus.c), queued writes (2 per job, ACTUATOR_MAX_QUEUED), a cycle's stream drops
+ * (STREAMS_MAX_FILES_PER_CYCLE), lru_gen, host files, inotify, BPF, the journal. */
+#define MANAGER_FD_RESERVE 512
 
 /* Settings given on the command line; they win over the config file, also across reloads. */
 struct manager_overrides {
         const char *cgroup_root, *debugfs_root, *proc_root;
         uint64_t interval_usec; /* 0 = from config */
         bool dry_run;           /* --dry-run forces advise everywhere */
+};
+
+/* A kernel file that failed to read or parse, said once (manager.c: note_host_file). */
+struct file_trouble {
+        bool active;
+        int error;
+        unsigned line;
 };
 
 struct manager_caps {
@@ -40,6 +53,16 @@ enum lrugen_ids {
         LRUGEN_IDS_UNKNOWN,        /* not known yet: paths are kept */
         LRUGEN_IDS_CGROUP,         /* 7.x: cgroup ids; a cgroup is found by id, no path kept */
         LRUGEN_IDS_PRIVATE,        /* 6.x private ids: a cgroup is found by its path */
+};
+
+/* The host's idle-age profile, over every memcg's lruvecs in lru_gen (docs/design.md,
+ * "Idle-age profile"), and /proc/meminfo's LRU lists for a kernel without lru_gen. */
+struct host_idle {
+        bool has_profile;
+        struct idle_profile profile;
+        bool has_lists;
+        uint64_t active[_LRUGEN_NR_TYPES], inactive[_LRUGEN_NR_TYPES];
+        uint64_t read_usec;         /* CLOCK_MONOTONIC of the reading; 0: none yet */
 };
 
 struct manager {
@@ -57,8 +80,12 @@ struct manager {
         size_t n_cgroups;
         bool rescan_needed;
         uint64_t last_rescan_usec;
+        unsigned keep;              /* which files each cgroup keeps open (cgroup-files.h) */
+        bool fd_short;              /* the descriptor limit does not fit every cgroup */
 
         int lrugen_read_fd, lrugen_write_fd;
+        int lrugen_enabled_fd;      /* /sys/kernel/mm/lru_gen/enabled, read each cycle */
+        bool lrugen_off;            /* MGLRU switched off at run time: the fallback runs */
         struct read_buf lrugen_buf;
         struct lrugen lrugen;
         bool lrugen_valid;          /* this cycle's parse succeeded */
@@ -69,6 +96,7 @@ struct manager {
         bool inotify_full;          /* the watch limit was hit (logged once) */
         struct host_sample host_prev, host_cur; /* what policy_decide() takes, read once per cycle */
         bool has_host_prev;
+        struct file_trouble host_psi_trouble, meminfo_trouble, lrugen_trouble;
 
         struct manager_caps caps;
         struct actuator *actuator;  /* the actuation path (threaded with an event loop) */
@@ -79,6 +107,7 @@ struct manager {
         struct control_scratch scratch; /* working memory each cycle reuses for every cgroup */
         struct streams *streams;    /* one-shot stream protection; NULL without BPF */
         bool streams_tried;         /* streams_open() was attempted (and reported) */
+        struct host_idle host_idle; /* the host's idle-age profile, updated each cycle */
 };
 
 /* Daemon-wide figures that go with the per-cgroup snapshots (metrics, dump). */
@@ -90,6 +119,7 @@ struct daemon_stats {
         bool dry_run;
         bool paused_all;
         struct actuator_stats actuation;
+        const struct host_idle *host_idle;
 };
 
 /* Initializes m with defaults and the overrides; nothing is opened yet. Reports go nowhere
@@ -102,8 +132,10 @@ void manager_init(struct manager *m, const struct manager_overrides *o, const ch
  * and prepares the discovery of cgroups. Returns 0 or a negative errno. */
 int manager_start(struct manager *m, sd_event *e);
 
-/* Reloads the configuration; on error the old one stays in force. Returns 0 or -errno. */
-int manager_reload(struct manager *m);
+/* Reloads the configuration; on error the old one stays in force, and *ret_error (when not
+ * NULL) may get the first error's text (malloc'ed: "file:line: key=value: reason"). Returns 0
+ * or -errno. */
+int manager_reload(struct manager *m, char **ret_error);
 
 /* Runs one control cycle at monotonic time now_usec. Returns 0, or a negative errno on a fatal
  * error (-ENOMEM); per-cgroup errors are logged and backed off, not returned. */
@@ -114,7 +146,7 @@ int manager_cycle(struct manager *m, uint64_t now_usec);
 int manager_advise(struct manager *m, struct cgroup *cg, uint64_t now_usec, char *buf,
                    size_t size);
 
-/* Returns the managed cgroup with this path, or NULL. */
+/* Returns the managed cgroup with this name (escape_path()) or raw path, or NULL. */
 struct cgroup *manager_find_path(const struct manager *m, const char *path);
 /* Returns the managed cgroup with this cgroup id, or NULL. */
 struct cgroup *manager_find(const struct manager *m, uint64_t id);

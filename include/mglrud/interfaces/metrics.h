@@ -13,6 +13,6 @@
 int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_snapshot *snaps,
                    size_t n);
 
-/* Writes the metrics to path atomically (path.tmp in the same directory, then rename).
- * Returns 0 or a negative errno. */
+/* Writes the metrics to path atomically (write_file_atomic(): a new file with a random name
+ * in the same directory, then rename). Returns 0 or a negative errno. */
 int metrics_write_file(const struct manager *m, const char *path);

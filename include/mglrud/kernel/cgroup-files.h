@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cgroup-files.h: a cgroup's memory files, kept open for per-cycle preads: memory.stat,
- * memory.pressure, memory.current/min/low/high/max and memory.swap.current/max. */
+/* cgroup-files.h: a cgroup's memory files: memory.stat, memory.pressure,
+ * memory.current/min/low/high/max and memory.swap.current/max. The directory stays open (it
+ * identifies the cgroup: writes go through it); the files are kept open for per-cycle preads as
+ * far as the descriptor budget allows (a keep mask), the others are opened for each read. */
 #pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "mglrud/kernel/memcg.h"
 #include "mglrud/kernel/memstat.h"
@@ -32,19 +35,56 @@ struct cgroup_reading {
         struct memcg_limits limits;
 };
 
+/* Keep masks (1u << enum cgroup_file): which files stay open. */
+#define CGROUP_KEEP_ALL ((1u << _CGROUP_FILE_MAX) - 1)
+/* The ones read every cycle whatever the policy: 3 descriptors. */
+#define CGROUP_KEEP_HOT ((1u << CGROUP_FILE_STAT) | (1u << CGROUP_FILE_PRESSURE) | \
+                         (1u << CGROUP_FILE_CURRENT))
+#define CGROUP_KEEP_NONE 0u
+
 struct cgroup_files {
         int dirfd;                      /* the cgroup directory (writes open memory.reclaim here) */
-        int fds[_CGROUP_FILE_MAX];      /* -1 when the file is absent (e.g. swap accounting off) */
+        int fds[_CGROUP_FILE_MAX];      /* kept open, or -1 */
+        unsigned present;               /* (1u << file) for the files the cgroup has (swap files
+                                         * are absent without swap accounting) */
+        bool reclaim_denied;            /* memory.reclaim exists but we may not write it (a
+                                         * delegated subtree, and no CAP_DAC_OVERRIDE) */
+        uid_t owner;                    /* the directory's owner */
 };
 
-/* Opens the cgroup directory root/path, checks that it is still the cgroup with inode id, and
- * opens its memory files into *ret. Returns 0, -ENOENT when it vanished (or another directory
- * took its name), -EOPNOTSUPP when it has no memory controller (no memory.stat), or -errno. */
-int cgroup_files_open(const char *root, const char *path, uint64_t id, struct cgroup_files *ret);
+/* Returns the descriptors a cgroup_files holds with keep mask keep. */
+unsigned cgroup_files_fd_cost(unsigned keep);
+
+/* Opens the cgroup directory root/path, checks that it is still the cgroup with inode id, notes
+ * which memory files it has and keeps those in the keep mask open. Returns 0, -ENOENT when it
+ * vanished (or another directory took its name), -EOPNOTSUPP when it has no memory controller
+ * (no memory.stat), or -errno. */
+int cgroup_files_open(const char *root, const char *path, uint64_t id, unsigned keep,
+                      struct cgroup_files *ret);
+
+/* Opens or closes files so that exactly those in keep (and present) are kept open. Returns 0, or
+ * a negative errno (what was opened stays open). */
+int cgroup_files_keep(struct cgroup_files *f, unsigned keep);
+
+/* Reads one single-value file (memory.current, ...) into *ret: dflt when the cgroup has no such
+ * file. Returns 0, -ENOENT when the cgroup vanished, or another negative errno. */
+int cgroup_files_read_value(const struct cgroup_files *f, enum cgroup_file k, uint64_t dflt,
+                            uint64_t *ret);
 
 /* Closes every file and marks them closed. */
 void cgroup_files_close(struct cgroup_files *f);
 
+/* Which file a read failed on, and its line (1-based; 0: the file as a whole). */
+struct cgroup_read_error {
+        enum cgroup_file file;
+        unsigned line;
+};
+
+/* Returns "memory.stat" etc., or NULL. */
+const char *cgroup_file_name(enum cgroup_file k);
+
 /* Reads stat, pressure and the limit files with pread at time now_usec. Returns 0, -ENOENT
- * when the cgroup vanished, or another negative errno. */
-int cgroup_files_read(const struct cgroup_files *f, uint64_t now_usec, struct cgroup_reading *ret);
+ * when the cgroup vanished, or another negative errno with the file and line in *ret_error
+ * (when not NULL). */
+int cgroup_files_read(const struct cgroup_files *f, uint64_t now_usec, struct cgroup_reading *ret,
+                      struct cgroup_read_error *ret_error);

@@ -13,9 +13,10 @@
 int cgroupfs_find_memory_root(char **ret_path);
 
 /* Called for every cgroup directory of a walk, parents before children. rel_path is "/" for the
- * root and "/a/b" below it; id is the directory's inode number (the cgroup id on cgroup2).
- * Returning a negative errno stops the walk with that error. */
-typedef int (*cgroupfs_walk_fn)(const char *rel_path, uint64_t id, void *userdata);
+ * root and "/a/b" below it; id is the directory's inode number (the cgroup id on cgroup2);
+ * dirfd is the directory, open for the call only (to read its xattrs). Returning a negative
+ * errno stops the walk with that error. */
+typedef int (*cgroupfs_walk_fn)(const char *rel_path, uint64_t id, int dirfd, void *userdata);
 
 /* Walks every directory under root, root included, with openat/readdir (the same walk on the
  * real cgroup2 mount and on fixture trees; symlinks are not followed, names with any byte are

@@ -66,6 +66,13 @@ struct lrugen {
         bool no_paths;                 /* read with LRUGEN_READ_NO_PATHS */
         size_t paths_len, paths_cap;
         size_t lruvecs_cap;
+
+        /* Malformed records: each costs its own memcg only (left out of lruvecs). */
+        unsigned n_bad;                /* malformed memcg blocks or records */
+        unsigned first_bad_line;       /* line of the first (1-based) */
+        uint64_t *bad_ids;             /* their memcg ids, where the memcg line was readable */
+        size_t *bad_path_offs;         /* ... and their paths (offsets into paths) */
+        size_t n_bad_ids, bad_ids_cap;
 };
 
 /* Returns the cgroup path of v, a lruvec of l ("" when read with LRUGEN_READ_NO_PATHS). */
@@ -76,12 +83,14 @@ static inline const char *lrugen_path(const struct lrugen *l, const struct lruge
 /* Parses a whole lru_gen or lru_gen_full text. Records with memcg id 0 (6.x zombies, or memcg
  * disabled) are dropped; a record seen twice (a racy multi-chunk read) keeps the last copy.
  * Reuses ret's storage when called again (paths from an earlier parse become invalid).
- * Strict, because a misread histogram drives eviction: every line must end in '\n'; a memcg
- * line is followed by a node line, every node has 1..4 consecutive generations, in
+ * Strict per memcg, because a misread histogram drives eviction: every line must end in '\n';
+ * a memcg line is followed by a node line, every node has 1..4 consecutive generations, in
  * lru_gen_full every generation has exactly 4 tier lines (0..3) and either every or no
  * generation of a lruvec has an mm line; R/T tiers and the uppercase mm line sit on max_seq
- * only; 6.1 and 7.x placeholders are not mixed; numbers fit (age_ms in u32). Returns 0,
- * -EINVAL on malformed text (the whole parse fails, ret is left empty), or -ENOMEM. */
+ * only; 6.1 and 7.x placeholders are not mixed; numbers fit (age_ms in u32). A memcg whose
+ * block breaks a rule is left out (all its nodes), counted in n_bad with the line of the first
+ * such block, and its id listed (lrugen_memcg_bad()); the others are kept. Returns 0, -EINVAL
+ * when the text is empty or no record at all is usable (n_bad says why), or -ENOMEM. */
 int lrugen_parse(const char *buf, size_t len, struct lrugen *ret);
 
 /* How much of lru_gen lrugen_read() holds at a time. */
@@ -107,6 +116,11 @@ void lrugen_done(struct lrugen *l);
 /* Returns the number of lruvecs (nodes) of memcg_id and points *ret_first at the first. */
 size_t lrugen_find_memcg(const struct lrugen *l, uint64_t memcg_id,
                          const struct lrugen_lruvec **ret_first);
+
+/* Returns true when the record of memcg_id, or of the memcg at path (6.x ids are looked up by
+ * path; NULL: by id only; ignored when l was read without paths), was malformed in the last
+ * parse: it has no histogram this read, which is not the same as having none. */
+bool lrugen_memcg_bad(const struct lrugen *l, uint64_t memcg_id, const char *path);
 
 /* Returns the first lruvec whose path equals path (6.x id lookups), or NULL (always when l was
  * read without paths). */

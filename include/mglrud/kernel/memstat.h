@@ -14,6 +14,11 @@ enum memstat_key {
         MEMSTAT_FILE_DIRTY,
         MEMSTAT_ZSWAP,
         MEMSTAT_ZSWAPPED,
+        MEMSTAT_INACTIVE_ANON,  /* the LRU lists: all a kernel without MGLRU tells about use */
+        MEMSTAT_ACTIVE_ANON,
+        MEMSTAT_INACTIVE_FILE,
+        MEMSTAT_ACTIVE_FILE,
+        /* Amounts above, which go up and down; cumulative event counters from here on. */
         MEMSTAT_WORKINGSET_REFAULT_ANON,
         MEMSTAT_WORKINGSET_REFAULT_FILE,
         MEMSTAT_WORKINGSET_ACTIVATE_ANON,
@@ -46,11 +51,12 @@ const char *memstat_key_to_string(enum memstat_key k);
 
 /* Parses memory.stat text: "key value\n" lines; unknown keys are ignored (but their lines
  * must still be well formed), a key seen twice keeps its last value. Returns 0, or -EINVAL on
- * a malformed line (no value, garbage, overflow, no final newline) or empty input. */
-int memstat_parse(const char *buf, size_t len, struct memstat *ret);
+ * a malformed line (no value, garbage, overflow, no final newline) or empty input, with the
+ * line (1-based, 0 for the whole file) in *ret_bad_line when it is not NULL. */
+int memstat_parse(const char *buf, size_t len, struct memstat *ret, unsigned *ret_bad_line);
 
 /* Reads and parses an open memory.stat from offset 0. Returns 0 or a negative errno. */
-int memstat_read(int fd, struct memstat *ret);
+int memstat_read(int fd, struct memstat *ret, unsigned *ret_bad_line);
 
 /* The accessors below are inline: the policy uses them on samples without linking the reader. */
 

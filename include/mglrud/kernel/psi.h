@@ -18,11 +18,12 @@ struct psi {
 
 /* Parses the text of a pressure file: a "some" line and an optional "full" line, each
  * "<kind> avg10=A avg60=B avg300=C total=T\n" (every line must end in '\n', so a cut read is
- * caught). Returns 0, or -EINVAL on a malformed, duplicate or missing "some" line. */
-int psi_parse(const char *buf, size_t len, struct psi *ret);
+ * caught). Returns 0, or -EINVAL on a malformed, duplicate or missing "some" line, with the
+ * line (1-based, 0 for the whole file) in *ret_bad_line when it is not NULL. */
+int psi_parse(const char *buf, size_t len, struct psi *ret, unsigned *ret_bad_line);
 
 /* Reads and parses an open pressure file from offset 0. Returns 0, or a negative errno. */
-int psi_read(int fd, struct psi *ret);
+int psi_read(int fd, struct psi *ret, unsigned *ret_bad_line);
 
 /* Returns true and the share of time (0..1) stalled between two readings taken dt_usec apart,
  * from the "some" or the "full" totals; false when there is no rate (dt_usec 0, no "full"

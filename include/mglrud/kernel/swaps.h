@@ -17,10 +17,10 @@ struct swaps_summary {
  * with possibly more columns after the priority (newer kernels add an Id); the path has its
  * blanks escaped by the kernel (\040), so it is one field. Every line must end in '\n'.
  * Returns 0, or -EINVAL on a missing header, a short line, a bad number or a cut last line. */
-int swaps_parse(const char *buf, size_t len, struct swaps_summary *ret);
+int swaps_parse(const char *buf, size_t len, struct swaps_summary *ret, unsigned *ret_bad_line);
 
 /* Reads and parses an open /proc/swaps from offset 0. Returns 0 or a negative errno. */
-int swaps_read(int fd, struct swaps_summary *ret);
+int swaps_read(int fd, struct swaps_summary *ret, unsigned *ret_bad_line);
 
 /* Returns true when swap exists and every area is zram: an anon refault is then a
  * decompression in RAM, not a disk read. */

@@ -43,6 +43,12 @@ int write_string_fd(int fd, const char *s);
 /* Opens path relative to dirfd for writing and writes s in one write(). Returns 0 or -errno. */
 int write_string_file_at(int dirfd, const char *path, const char *s);
 
+/* Replaces path with text atomically: writes a new file with a random name (O_EXCL) in path's
+ * directory, gives it mode, and renames it over path. A symlink planted at any name in that
+ * directory is neither followed nor written through; a failure leaves path as it was and no
+ * temporary file behind. Returns 0 or a negative errno. */
+int write_file_atomic(const char *path, const char *text, mode_t mode);
+
 /* Returns true if errno value err (positive or negative) means "the cgroup went away". */
 bool errno_is_vanished(int err);
 
@@ -51,21 +57,23 @@ bool errno_is_vanished(int err);
 #define READ_SMALL_MAX 8192
 
 /* Reads a file the kernel prints in one go (read_fd_into()) from offset 0 and hands it to
- * parse(buf, len, ret): the one shape of the per-cycle readers' *_read(). They run for every
+ * parse(buf, len, ret, ...): the one shape of the per-cycle readers' *_read() (the extra
+ * arguments, e.g. where to put the line of a parse error, go to parse). They run for every
  * managed cgroup every cycle: one pread into a stack buffer, and only a file that fills it is
  * read again, whole, on the heap. Evaluates to 0 or a negative errno. */
-#define READ_AND_PARSE(fd, parse, ret)                                          \
+#define READ_AND_PARSE(fd, parse, ret, ...)                                     \
         ({                                                                      \
                 char _s_[READ_SMALL_MAX];                                       \
                 size_t _n_ = 0;                                                 \
                 int _r_ = read_fd_into((fd), _s_, sizeof _s_, &_n_);            \
                 if (_r_ >= 0)                                                   \
-                        _r_ = parse(_s_, _n_, (ret));                           \
+                        _r_ = parse(_s_, _n_, (ret) __VA_OPT__(,) __VA_ARGS__); \
                 else if (_r_ == -EFBIG) {                                       \
                         struct read_buf _b_ = {};                               \
                         _r_ = read_full_fd((fd), &_b_);                         \
                         if (_r_ >= 0)                                           \
-                                _r_ = parse(_b_.data, _b_.len, (ret));          \
+                                _r_ = parse(_b_.data, _b_.len, (ret)            \
+                                            __VA_OPT__(,) __VA_ARGS__);         \
                         read_buf_free(&_b_);                                    \
                 }                                                               \
                 _r_;                                                            \

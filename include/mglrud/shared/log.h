@@ -15,6 +15,9 @@ int log_get_max_level(void);
 /* Parses "err|warning|notice|info|debug" (or a syslog number). Returns the level or -EINVAL. */
 int log_level_from_string(const char *s);
 
+/* Sets the journal's SYSLOG_IDENTIFIER (default "mglrud"); ident must outlive the logging. */
+void log_set_identifier(const char *ident);
+
 /* Chooses the journal when stderr is connected to it (JOURNAL_STREAM), or when forced. */
 void log_open(void);
 void log_set_target_journal(int yes);

@@ -2,6 +2,7 @@
 /* parse-util.h: strict number and unit parsers shared by kernel readers and the config. */
 #pragma once
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,7 +27,12 @@ int parse_size(const char *s, uint64_t *ret_bytes);
  * Returns 0, -EINVAL or -ERANGE. */
 int parse_duration(const char *s, uint64_t *ret_usec);
 
-/* Parses a ratio: "0.1%" -> 0.001, "0.25" -> 0.25. Returns 0 or -EINVAL (negative or >100%). */
+/* Decimal places parse_percent accepts: more than any ratio of the policy can use, and few
+ * enough that format_percent_exact writes every accepted ratio back in a short string. */
+#define PERCENT_MAX_DECIMALS 12
+
+/* Parses a ratio: "0.1%" -> 0.001, "0.25" -> 0.25, with at most PERCENT_MAX_DECIMALS decimal
+ * places. Returns 0 or -EINVAL (negative, >100%, or more decimals). */
 int parse_percent(const char *s, double *ret_ratio);
 
 /* Parses yes/no/true/false/on/off/1/0. Returns 0/1, or -EINVAL. */
@@ -47,3 +53,14 @@ const char *format_duration(char *buf, size_t size, uint64_t usec);
  * for configuration text that must parse back to the same value. Returns buf. */
 const char *format_bytes_exact(char *buf, size_t size, uint64_t bytes);
 const char *format_duration_exact(char *buf, size_t size, uint64_t usec);
+/* Formats a ratio from parse_percent as a percentage that parses back to it ("0.1%", "25%",
+ * "0.000000000001%"): at most 17 characters. Returns buf. */
+const char *format_percent_exact(char *buf, size_t size, double ratio);
+
+/* For the line-based parsers: notes line (1-based; 0 for the file as a whole, e.g. a missing
+ * key) in *ret_bad_line when ret_bad_line is not NULL. Returns -EINVAL. */
+static inline int parse_bad_line(unsigned *ret_bad_line, unsigned line) {
+        if (ret_bad_line)
+                *ret_bad_line = line;
+        return -EINVAL;
+}

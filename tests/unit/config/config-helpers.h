@@ -24,6 +24,13 @@
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/parse-util.h"
 
+/* The effective policy of a cgroup that is no container and carries no annotation. */
+static inline const struct policy_section *policy_for_path(const struct config *c,
+                                                           const char *path, struct policy *ret) {
+        const struct cgroup_match m = { .path = path };
+        return config_policy_for(c, &m, ret);
+}
+
 #define USEC_PER_MIN (60 * USEC_PER_SEC)
 #define MiB (UINT64_C(1) << 20)
 
@@ -117,7 +124,7 @@ static inline void assert_config_equal(const struct config *a, const struct conf
         assert_int_equal(a->n_sections, b->n_sections);
         for (size_t i = 0; i < a->n_sections; i++) {
                 struct policy pa, pb;
-                assert_string_equal(a->sections[i].glob, b->sections[i].glob);
+                assert_string_equal(a->sections[i].name, b->sections[i].name);
                 section_effective(a, i, &pa);
                 section_effective(b, i, &pb);
                 assert_policy_equal(&pa, &pb);

@@ -65,7 +65,7 @@ static void test_glob_precedence(void **state) {
 
         /* 0, 1, 3, 4, 5 match (section 2 does not: one component): Floor from 0, MaxStep from 1,
          * Swappiness from 5, Mode from [Defaults] */
-        s = config_policy_for(&c, "/a.slice/b.service", &p);
+        s = policy_for_path(&c, "/a.slice/b.service", &p);
         assert_ptr_equal(s, &c.sections[0]);
         assert_int_equal(p.floor_bytes, 1 * MiB);
         assert_int_equal(p.max_step_bytes, 8 * MiB);
@@ -73,24 +73,24 @@ static void test_glob_precedence(void **state) {
         assert_int_equal(p.mode, POLICY_MODE_ACTIVE);
 
         /* 1, 2, 3 match: 3 has more literals than 1 */
-        s = config_policy_for(&c, "/a.slice/bx.scope", &p);
+        s = policy_for_path(&c, "/a.slice/bx.scope", &p);
         assert_ptr_equal(s, &c.sections[3]);
         assert_int_equal(p.swappiness, 30);
         assert_int_equal(p.floor_bytes, 2 * MiB);
 
         /* '*' does not cross '/': only 6 matches the grandchild */
-        s = config_policy_for(&c, "/a.slice/b.service/x", &p);
+        s = policy_for_path(&c, "/a.slice/b.service/x", &p);
         assert_ptr_equal(s, &c.sections[6]);
         assert_int_equal(p.mode, POLICY_MODE_OFF);
         assert_int_equal(p.floor_bytes, 0);
-        assert_null(config_policy_for(&c, "/a.slice/c.scope/x", &p));
+        assert_null(policy_for_path(&c, "/a.slice/c.scope/x", &p));
         assert_policy_equal(&p, &c.defaults);
 
         /* the root matches only "[/]", not section 2 (whose '*' would match the empty name) */
-        s = config_policy_for(&c, "/", &p);
+        s = policy_for_path(&c, "/", &p);
         assert_ptr_equal(s, &c.sections[7]);
         assert_int_equal(p.mode, POLICY_MODE_PRESSURE);
-        s = config_policy_for(&c, "/user.slice", &p);
+        s = policy_for_path(&c, "/user.slice", &p);
         assert_ptr_equal(s, &c.sections[2]);
         config_done(&c);
 }
@@ -108,10 +108,10 @@ static void test_long_and_bracket_globs(void **state) {
         config_init(&c);
         assert_int_equal(config_load_string(text, "l.conf", &c), 0);
         assert_int_equal(cap.n, 0);
-        assert_non_null(config_policy_for(
+        assert_non_null(policy_for_path(
                 &c, "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod12_34.slice", &p));
         assert_int_equal(p.floor_bytes, 7 * MiB);
-        assert_non_null(config_policy_for(&c, "/system.slice/docker-0af.scope", &p));
+        assert_non_null(policy_for_path(&c, "/system.slice/docker-0af.scope", &p));
         assert_int_equal(p.floor_bytes, 9 * MiB);
         assert_int_equal(c.sections[1].n_wildcards, 2);
         config_done(&c);
@@ -127,10 +127,10 @@ static void test_combined_cold_ages(void **state) {
 
         config_init(&c);
         assert_int_equal(config_load_string(text, "c.conf", &c), 0);
-        assert_non_null(config_policy_for(&c, "/a/b", &p));
+        assert_non_null(policy_for_path(&c, "/a/b", &p));
         assert_int_equal(p.min_cold_age_usec, 5 * USEC_PER_MIN);
         assert_int_equal(p.max_cold_age_usec, 5 * USEC_PER_MIN);
-        assert_non_null(config_policy_for(&c, "/c/d", &p));
+        assert_non_null(policy_for_path(&c, "/c/d", &p));
         assert_int_equal(p.min_cold_age_usec, 10 * USEC_PER_MIN);
         assert_int_equal(p.max_cold_age_usec, 10 * USEC_PER_MIN);
         config_done(&c);
@@ -179,7 +179,7 @@ static void test_dropins(void **state) {
         config_files_free(files);
 
         config_init(&c);
-        assert_int_equal(config_load(main_path, dropins, &c), 0);
+        assert_int_equal(config_load(main_path, dropins, &c, NULL), 0);
         assert_int_equal(cap.n, 0);
         assert_int_equal(c.interval_usec, 40 * USEC_PER_SEC); /* 9-b.conf is last */
         assert_int_equal(c.defaults.min_cold_age_usec, 30 * USEC_PER_MIN);
@@ -187,10 +187,10 @@ static void test_dropins(void **state) {
 
         /* [/x.slice] merged across files: Mode from main, MaxStep from 10-a */
         assert_int_equal(c.n_sections, 2);
-        assert_string_equal(c.sections[0].glob, "/x.slice");
+        assert_string_equal(c.sections[0].name, "/x.slice");
         assert_int_equal(c.sections[0].line, 3);
         assert_true(strstr(c.sections[0].file, "10-a.conf") != NULL);
-        assert_non_null(config_policy_for(&c, "/x.slice", &p));
+        assert_non_null(policy_for_path(&c, "/x.slice", &p));
         assert_int_equal(p.mode, POLICY_MODE_OFF);
         assert_int_equal(p.max_step_bytes, 2 * MiB);
         assert_int_equal(p.max_cold_age_usec, 60 * USEC_PER_MIN);
@@ -201,7 +201,7 @@ static void test_dropins(void **state) {
         assert_int_equal(config_copy(&c, &orig), 0);
         write_file(dropins, "90-bad.conf", "[/y]\n\nSwappiness=lots\n");
         capture_reset();
-        assert_int_equal(config_load(main_path, dropins, &c), -EINVAL);
+        assert_int_equal(config_load(main_path, dropins, &c, NULL), -EINVAL);
         assert_int_equal(cap.n, 1);
         char want[512];
         snprintf(want, sizeof want,
@@ -211,13 +211,51 @@ static void test_dropins(void **state) {
 
         /* unreadable main path (a directory) is an I/O error, not a silent default */
         capture_reset();
-        assert_true(config_load(dropins, NULL, &c) < 0);
+        assert_true(config_load(dropins, NULL, &c, NULL) < 0);
         assert_int_equal(count_level(LOG_ERR), 1);
         assert_config_equal(&c, &orig);
 
         config_done(&orig);
         config_done(&c);
         rm_rf(dir);
+}
+
+/* config_load_buffers: what config_load does with the files it read, without files (the
+ * fuzzer's entry point): sections merge across buffers, and text is taken by length. */
+static void test_buffers(void **state) {
+        static const char main_text[] = "[Defaults]\nMode=advise\n[/x.slice]\nFloor=1M\n";
+        static const char dropin_text[] = "\n[/x.slice]\nMaxStep=2M\n[/y]\nFloor=3M\n";
+        static const char nul_text[] = "[/y]\nFloor=1M\0junk\n";
+        const struct config_buffer files[] = {
+                { .filename = "main.conf", .text = main_text, .len = strlen(main_text) },
+                /* the length, not a NUL, ends the text: [/y] is left out */
+                { .filename = "10-a.conf", .text = dropin_text, .len = 22 },
+        };
+        struct config c, orig;
+        struct policy p;
+
+        config_init(&c);
+        assert_int_equal(config_load_buffers(files, 2, &c), 0);
+        assert_int_equal(cap.n, 0);
+        assert_int_equal(c.n_sections, 1);
+        assert_string_equal(c.sections[0].file, "10-a.conf");
+        assert_int_equal(c.sections[0].line, 2);
+        assert_non_null(policy_for_path(&c, "/x.slice", &p));
+        assert_int_equal(p.mode, POLICY_MODE_ADVISE);
+        assert_int_equal(p.floor_bytes, 1 * MiB);
+        assert_int_equal(p.max_step_bytes, 2 * MiB);
+
+        /* a NUL byte inside a line is an error that names the file and line */
+        const struct config_buffer bad = { .filename = "nul.conf", .text = nul_text,
+                                           .len = sizeof nul_text - 1 };
+        config_init(&orig);
+        assert_int_equal(config_copy(&c, &orig), 0);
+        assert_int_equal(config_load_buffers(&bad, 1, &c), -EINVAL);
+        assert_int_equal(cap.n, 1);
+        assert_string_equal(cap.msg[0], "nul.conf:2: [/y] line contains a NUL byte");
+        assert_config_equal(&c, &orig);
+        config_done(&orig);
+        config_done(&c);
 }
 
 static void test_missing_files(void **state) {
@@ -231,13 +269,23 @@ static void test_missing_files(void **state) {
         assert_null(files[0]);
         config_files_free(files);
 
+        /* A missing main file is an error (a typo in --config must not mean "manage nothing"),
+         * named in the message; the configuration in force stays. A missing drop-in directory
+         * is fine. */
         config_init(&c);
         config_init(&def);
         assert_int_equal(config_load_string("[/x]\nFloor=1M\n", "t.conf", &c), 0);
-        assert_int_equal(config_load("/nonexistent/mglrud.conf", "/nonexistent/d", &c), 0);
-        assert_int_equal(cap.n, 0);
-        assert_config_equal(&c, &def); /* replaced by the built-in defaults */
+        struct config before;
+        assert_int_equal(config_copy(&c, &before), 0);
+        char *why = NULL;
+        assert_int_equal(config_load("/nonexistent/mglrud.conf", "/nonexistent/d", &c, &why), -ENOENT);
+        assert_non_null(why);
+        assert_string_equal(why, "/nonexistent/mglrud.conf: No such file or directory");
+        free(why);
+        assert_config_equal(&c, &before);
+        config_done(&before);
         config_done(&c);
+        config_done(&def);
 }
 
 /* The shipped file documents every key at its built-in default: parsing it must change
@@ -252,7 +300,7 @@ static void test_shipped_config(void **state) {
         snprintf(dir, sizeof dir, "%s/etc/mglrud.conf.d", root);
         config_init(&c);
         config_init(&def);
-        assert_int_equal(config_load(path, dir, &c), 0);
+        assert_int_equal(config_load(path, dir, &c, NULL), 0);
         assert_int_equal(cap.n, 0);
         assert_config_equal(&c, &def);
         assert_int_equal(c.n_sections, 0);
@@ -305,7 +353,7 @@ static void test_examples(void **state) {
                 struct config c;
                 config_init(&c);
                 capture_reset();
-                assert_int_equal(config_load(*p, NULL, &c), 0);
+                assert_int_equal(config_load(*p, NULL, &c, NULL), 0);
                 assert_int_equal(cap.n, 0);
                 assert_true(c.n_sections > 0);
                 config_done(&c);
@@ -315,7 +363,7 @@ static void test_examples(void **state) {
 
         struct config all;
         config_init(&all);
-        assert_int_equal(config_load(main_path, dir, &all), 0);
+        assert_int_equal(config_load(main_path, dir, &all, NULL), 0);
         assert_int_equal(cap.n, 0);
 
         /* and what --check-config prints for them parses back to the same settings */
@@ -331,6 +379,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_long_and_bracket_globs, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_combined_cold_ages, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_dropins, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_buffers, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_missing_files, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_shipped_config, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_examples, setup, teardown),

@@ -85,24 +85,24 @@ static void test_good_file(void **state) {
         assert_ratio_equal(c.defaults.reclaim_ratio, 0.001);
 
         assert_int_equal(c.n_sections, 2);
-        assert_string_equal(c.sections[0].glob, "/batch.slice/*");
+        assert_string_equal(c.sections[0].name, "/batch.slice/*");
         assert_string_equal(c.sections[0].file, "good.conf");
         assert_int_equal(c.sections[0].line, 22);
         assert_int_equal(c.sections[0].set_mask,
                          (1u << POLICY_KEY_SWAPPINESS) | (1u << POLICY_KEY_MODE));
-        assert_string_equal(c.sections[1].glob, "/system.slice/docker-[0-9a-f]*.scope");
+        assert_string_equal(c.sections[1].name, "/system.slice/docker-[0-9a-f]*.scope");
 
         struct policy p;
-        const struct policy_section *s = config_policy_for(&c, "/batch.slice/job1.scope", &p);
+        const struct policy_section *s = policy_for_path(&c, "/batch.slice/job1.scope", &p);
         assert_ptr_equal(s, &c.sections[0]);
         assert_int_equal(p.swappiness, 0);
         assert_int_equal(p.mode, POLICY_MODE_PRESSURE);
         assert_int_equal(p.max_step_bytes, 1536 * MiB); /* inherited from [Defaults] */
 
-        s = config_policy_for(&c, "/system.slice/docker-3f2a.scope", &p);
+        s = policy_for_path(&c, "/system.slice/docker-3f2a.scope", &p);
         assert_ptr_equal(s, &c.sections[1]);
         assert_int_equal(p.swappiness, SWAPPINESS_AUTO);
-        assert_null(config_policy_for(&c, "/system.slice/docker-zz.scope", &p));
+        assert_null(policy_for_path(&c, "/system.slice/docker-zz.scope", &p));
         config_done(&c);
 }
 
@@ -146,7 +146,7 @@ static void test_units(void **state) {
                         continue;
                 }
                 assert_int_equal(r, 0);
-                assert_non_null(config_policy_for(&c, "/x", &p));
+                assert_non_null(policy_for_path(&c, "/x", &p));
                 switch (cases[i].key) {
                 case POLICY_KEY_MIN_COLD_AGE: assert_int_equal(p.min_cold_age_usec, cases[i].u); break;
                 case POLICY_KEY_MAX_COLD_AGE: assert_int_equal(p.max_cold_age_usec, cases[i].u); break;
@@ -208,14 +208,14 @@ static void test_bad_lines(void **state) {
                 { "[Defaults]\nDryRun=yes\n",
                   "t.conf:2: [Defaults] DryRun=yes: [Daemon] key not allowed in a policy section" },
                 { "[Daemon]\nthis is not valid\n",
-                  "t.conf:2: [Daemon] expected Key=Value or [Section], got 'this is not valid'" },
+                  "t.conf:2: [Daemon] expected Key=Value or [Section]" },
                 { "[Daemon]\nInterval: 5s\n",
-                  "t.conf:2: [Daemon] expected Key=Value or [Section], got 'Interval: 5s'" },
-                { "[Daemon]\n= 5s\n", "t.conf:2: [Daemon] invalid key name in '= 5s'" },
-                { "[Daemon]\nA:b=5s\n", "t.conf:2: [Daemon] invalid key name in 'A:b=5s'" },
-                { "\n\n[Daemon\n", "t.conf:3: invalid section header '[Daemon'" },
-                { "[Daemon] junk\n", "t.conf:1: invalid section header '[Daemon] junk'" },
-                { "[]\n", "t.conf:1: invalid section header '[]'" },
+                  "t.conf:2: [Daemon] expected Key=Value or [Section]" },
+                { "[Daemon]\n= 5s\n", "t.conf:2: [Daemon] invalid key name" },
+                { "[Daemon]\nA:b=5s\n", "t.conf:2: [Daemon] invalid key name" },
+                { "\n\n[Daemon\n", "t.conf:3: invalid section header" },
+                { "[Daemon] junk\n", "t.conf:1: invalid section header" },
+                { "[]\n", "t.conf:1: invalid section header" },
                 { "[/a//b]\n",
                   "t.conf:1: [/a//b] invalid cgroup path glob (needs \"/a/b\" form: no empty, "
                   "\".\" or \"..\" component, no trailing '/')" },
@@ -324,7 +324,7 @@ static void test_empty_assignment_resets(void **state) {
         assert_int_equal(c.defaults.mode, POLICY_MODE_ACTIVE);
         assert_int_equal(c.defaults_set_mask, 0);
         assert_int_equal(c.sections[0].set_mask, 1u << POLICY_KEY_MODE);
-        assert_non_null(config_policy_for(&c, "/x", &p));
+        assert_non_null(policy_for_path(&c, "/x", &p));
         assert_int_equal(p.floor_bytes, 0);
         assert_int_equal(p.mode, POLICY_MODE_ADVISE);
         config_done(&c);
@@ -334,7 +334,9 @@ static void test_dump_roundtrip(void **state) {
         static const char text[] = "[Daemon]\nInterval=1min\nDryRun=yes\nHostMinAvailable=1G\n"
                                    "[Defaults]\nMode=advise\nFloor=16M\n"
                                    "[/batch.slice/*]\nSwappiness=max\nPressureTarget=1%\n"
-                                   "[/system.slice/docker-[0-9a-f]*.scope]\nMinColdAge=5min\n";
+                                   "[/system.slice/docker-[0-9a-f]*.scope]\nMinColdAge=5min\n"
+                                   /* ratios need all their digits (found by fuzz-policy-key) */
+                                   "RefaultTarget=0.123456789%\nReclaimRatio=0.00001%\n";
         struct config c;
         char *buf;
 
@@ -349,6 +351,8 @@ static void test_dump_roundtrip(void **state) {
         assert_non_null(strstr(buf, "\n# d.conf:8\n[/batch.slice/*]\nMode=advise ; from [Defaults]\n"));
         assert_non_null(strstr(buf, "Swappiness=max\nFloor=16M ; from [Defaults]\n"));
         assert_non_null(strstr(buf, "PressureTarget=1%\n"));
+        assert_non_null(strstr(buf, "RefaultTarget=0.123456789%\n"));
+        assert_non_null(strstr(buf, "ReclaimRatio=0.00001%\n"));
 
         /* the dump is a valid configuration with the same effective settings */
         assert_dump_reloads(&c, buf);

@@ -61,7 +61,7 @@ static void test_stale_completion_ignored(void **state) {
         assert_int_equal(fstat(dirfd, &st), 0);
 
         struct cgroup *cg;
-        assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, &cg), 0);
+        assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &cg), 0);
         policy_init_defaults(&cg->policy);
         cg->policy.mode = POLICY_MODE_PRESSURE; /* memory.reclaim, the TMO step */
 

@@ -48,7 +48,7 @@ static struct cgroup *make_cgroup(void) {
         snprintf(p, sizeof p, "%s/cg", dir);
         assert_int_equal(stat(p, &st), 0);
         struct cgroup *cg;
-        assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, &cg), 0);
+        assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &cg), 0);
         policy_init_defaults(&cg->policy);
         return cg;
 }

@@ -28,7 +28,7 @@ struct seen {
         int fail_on_n;          /* return -EIO from the n-th call (1-based), 0: never */
 };
 
-static int collect(const char *rel_path, uint64_t id, void *userdata) {
+static int collect(const char *rel_path, uint64_t id, int dirfd, void *userdata) {
         struct seen *s = userdata;
         if (s->fail_on_n && (int) s->n + 1 == s->fail_on_n)
                 return -EIO;

@@ -14,6 +14,7 @@
 
 #define GEN7 "       101      61234       1024       20480 \n"
 #define REC7 "memcg 1 /\n node     0\n" GEN7
+#define TIER7(t) "                     " #t "        100r        101e        102p          0x          0x          0x\n"
 
 static void test_malformed(void **state) {
         static const char *const bad[] = {
@@ -75,16 +76,22 @@ static void test_malformed(void **state) {
                 REC7 "                          1T 2Y 3F 4A\n",
                 REC7 " 1 2 3 4 5 6\n",
                 REC7 " 1 2 3 4 5 6 7 8\n",
+                /* a fifth tier line: the kernel has MAX_NR_TIERS = 4 */
+                REC7 TIER7(0) TIER7(1) TIER7(2) TIER7(3) TIER7(4),
         };
         _cleanup_(lrugen_done) struct lrugen l = {};
 
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
-                /* Start from a populated result: a failure must leave it empty. */
+                /* Start from a populated result: nothing of it may survive. */
                 load("lrugen-7.x/lru_gen", &l);
                 int r = parse_str(bad[i], &l);
                 if (r != -EINVAL)
                         fail_msg("case %zu gave %d: \"%s\"", i, r, bad[i]);
-                assert_int_equal(l.n_lruvecs, 0);
+                /* Only a record of another, well-formed memcg may be kept (case 10: memcg 1 has
+                 * no node, memcg 2 is fine). */
+                for (size_t k = 0; k < l.n_lruvecs; k++)
+                        if (lrugen_memcg_bad(&l, l.lruvecs[k].memcg_id, NULL) || l.lruvecs[k].memcg_id == 1)
+                                fail_msg("case %zu kept the bad memcg: \"%s\"", i, bad[i]);
         }
         /* Embedded NULs, which strlen() above could not express. */
         static const char nul_gen[] = "memcg 1 /\n node     0\n       101      61234       1024       20480\0\n";
@@ -241,6 +248,52 @@ static void test_corruption(void **state) {
         }
 }
 
+/* A malformed record costs only its own memcg: the records before and after it are kept, the
+ * bad one is counted with its line and its id listed, and a cut last line drops only the last
+ * memcg. */
+static void test_bad_record_isolated(void **state) {
+        _cleanup_(lrugen_done) struct lrugen l = {};
+        static const char text[] =
+                "memcg 1 /\n node     0\n" GEN7                                 /* lines 1-3 */
+                "memcg 2 /a\n node     0\n       101      61234       1024y      20480 \n" /* 4-6 */
+                " node     1\n" GEN7                                              /* 7-8 */
+                "memcg 3 /b\n node     0\n" GEN7;                                /* 9-11 */
+
+        assert_int_equal(lrugen_parse(text, strlen(text), &l), 0);
+        check_invariants(&l);
+        assert_int_equal(l.n_lruvecs, 2);
+        assert_non_null(lookup(&l, 1, 0));
+        assert_non_null(lookup(&l, 3, 0));
+        assert_null(lookup(&l, 2, 0));
+        assert_null(lookup(&l, 2, 1)); /* the memcg's other node goes with it */
+        assert_int_equal(l.n_bad, 1);
+        assert_int_equal(l.first_bad_line, 6);
+        assert_true(lrugen_memcg_bad(&l, 2, NULL));
+        assert_false(lrugen_memcg_bad(&l, 1, NULL));
+        assert_false(lrugen_memcg_bad(&l, 3, NULL));
+
+        /* A cut last line: only memcg 3 goes. */
+        assert_int_equal(lrugen_parse(text, strlen(text) - 3, &l), 0);
+        assert_int_equal(l.n_lruvecs, 1);
+        assert_non_null(lookup(&l, 1, 0));
+        assert_int_equal(l.n_bad, 2);
+        assert_true(lrugen_memcg_bad(&l, 3, NULL));
+
+        /* A memcg line that cannot be read: its block goes, without an id. */
+        static const char bad_memcg[] = "memcg x /a\n node     0\n" GEN7 "memcg 3 /b\n node     0\n" GEN7;
+        assert_int_equal(lrugen_parse(bad_memcg, strlen(bad_memcg), &l), 0);
+        assert_int_equal(l.n_lruvecs, 1);
+        assert_int_equal(l.n_bad, 1);
+        assert_int_equal(l.first_bad_line, 1);
+        assert_int_equal(l.n_bad_ids, 0);
+
+        /* Nothing usable: -EINVAL, with the count and line kept for the message. */
+        assert_int_equal(lrugen_parse("garbage\n", 8, &l), -EINVAL);
+        assert_int_equal(l.n_lruvecs, 0);
+        assert_int_equal(l.n_bad, 1);
+        assert_int_equal(l.first_bad_line, 1);
+}
+
 /* Real captures from the 7.3 kernel in the VM (tests/fixtures/kernel-7.3, filled by the VM
  * work; skipped while absent). Checked against the capture's own cgroup-inodes.txt, "inode
  * path" per cgroup directory: on 7.x the lru_gen id is the cgroup inode. */
@@ -306,6 +359,7 @@ static void test_kernel_73(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_malformed),
+                cmocka_unit_test(test_bad_record_isolated),
                 cmocka_unit_test(test_mutations_full),
                 cmocka_unit_test(test_mixed_formats),
                 cmocka_unit_test(test_corruption),

@@ -386,12 +386,17 @@ static void test_read_chunks(void **state) {
         assert_int_equal(chunked.n_lruvecs, 1);
         assert_true(chunked.lruvecs_cap <= 64 && chunked.paths_cap <= 4096);
 
-        /* Cut in the middle of a line: the last line has no '\n'. */
+        /* Cut in the middle of a line: the last line has no '\n'. Only the last block goes
+         * (the second copy of 350); its memcg is marked, the others are all there. */
         fd = fixture_memfd(text.data, text.len - 1);
         assert_true(fd >= 0);
-        assert_int_equal(lrugen_read(fd, &buf, 0, &chunked), -EINVAL);
-        assert_int_equal(chunked.n_lruvecs, 0);
+        assert_int_equal(lrugen_read(fd, &buf, 0, &chunked), 0);
         close(fd);
+        assert_int_equal(chunked.n_bad, 1);
+        assert_true(lrugen_memcg_bad(&chunked, 350, NULL));
+        assert_false(lrugen_memcg_bad(&chunked, 349, NULL));
+        assert_int_equal(chunked.n_lruvecs, 400);
+        assert_string_equal(lrugen_path(&chunked, find(&chunked, 350, 0)), "/c350");
 
         /* A relative path is rejected without paths too. */
         static const char relative[] = "memcg 5 c5\n node 0\n 1 2 3 4\n";

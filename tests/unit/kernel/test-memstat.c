@@ -18,7 +18,7 @@
 static int parse_exact(const char *s, size_t len, struct memstat *ret) {
         _cleanup_free_ char *copy = fixture_dup_exact(s, len);
         assert_non_null(copy);
-        return memstat_parse(copy, len, ret);
+        return memstat_parse(copy, len, ret, NULL);
 }
 
 static void load(const char *rel, struct memstat *ret) {
@@ -61,6 +61,10 @@ static void test_v73(void **state) {
         assert_int_equal(get(&s, MEMSTAT_PGSTEAL_PROACTIVE), 61440);
         assert_int_equal(get(&s, MEMSTAT_PSWPOUT), 61000);
         assert_int_equal(get(&s, MEMSTAT_ZSWPOUT), 60000);
+        assert_int_equal(get(&s, MEMSTAT_INACTIVE_ANON), 262144000);
+        assert_int_equal(get(&s, MEMSTAT_ACTIVE_ANON), 104857600);
+        assert_int_equal(get(&s, MEMSTAT_INACTIVE_FILE), 33030144);
+        assert_int_equal(get(&s, MEMSTAT_ACTIVE_FILE), 33030144);
 }
 
 static void test_v61_absent(void **state) {
@@ -158,11 +162,11 @@ static void test_read(void **state) {
         int fd = fixture_memfd(b.data, b.len);
         assert_true(fd >= 0);
         for (int i = 0; i < 2; i++) {
-                assert_int_equal(memstat_read(fd, &s), 0);
+                assert_int_equal(memstat_read(fd, &s, NULL), 0);
                 assert_int_equal(get(&s, MEMSTAT_PSWPIN), 900);
         }
         close(fd);
-        assert_int_equal(memstat_read(fd, &s), -EBADF);
+        assert_int_equal(memstat_read(fd, &s, NULL), -EBADF);
 }
 
 /* A memory.stat bigger than the stack buffer of READ_AND_PARSE (READ_SMALL_MAX) is read on the
@@ -178,7 +182,7 @@ static void test_read_big(void **state) {
         len += (size_t) snprintf(text + len, cap - len, "pswpin 900\nanon 4096\n");
         int fd = fixture_memfd(text, len);
         assert_true(fd >= 0);
-        assert_int_equal(memstat_read(fd, &s), 0);
+        assert_int_equal(memstat_read(fd, &s, NULL), 0);
         assert_int_equal(get(&s, MEMSTAT_PSWPIN), 900);
         assert_int_equal(get(&s, MEMSTAT_ANON), 4096);
         close(fd);

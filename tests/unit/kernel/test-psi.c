@@ -17,7 +17,7 @@
 static int parse_exact(const char *s, size_t len, struct psi *ret) {
         _cleanup_free_ char *copy = fixture_dup_exact(s, len);
         assert_non_null(copy);
-        return psi_parse(copy, len, ret);
+        return psi_parse(copy, len, ret, NULL);
 }
 
 static int parse_str(const char *s, struct psi *ret) {
@@ -131,12 +131,12 @@ static void test_read(void **state) {
         assert_true(fd >= 0);
         /* Twice on the same fd: the reader preads from 0 and keeps the fd usable. */
         for (int i = 0; i < 2; i++) {
-                assert_int_equal(psi_read(fd, &p), 0);
+                assert_int_equal(psi_read(fd, &p, NULL), 0);
                 assert_int_equal(p.some.total_us, 4);
                 assert_false(p.has_full);
         }
         close(fd);
-        assert_int_equal(psi_read(fd, &p), -EBADF);
+        assert_int_equal(psi_read(fd, &p, NULL), -EBADF);
 }
 
 static void test_ratio(void **state) {

@@ -22,7 +22,7 @@
 static int parse_exact(const char *s, size_t len, struct swaps_summary *ret) {
         _cleanup_free_ char *copy = fixture_dup_exact(s, len);
         assert_non_null(copy);
-        return swaps_parse(copy, len, ret);
+        return swaps_parse(copy, len, ret, NULL);
 }
 
 static int parse_str(const char *s, struct swaps_summary *ret) {
@@ -46,7 +46,7 @@ static void test_kernel_73(void **state) {
 
         /* The VM's zram0 (tests/vm/guest-init.sh), captured by tests/vm/capture-fixtures.sh. */
         assert_int_equal(fixture_read("kernel-7.3/swaps", &b), 0);
-        assert_int_equal(swaps_parse(b.data, b.len, &s), 0);
+        assert_int_equal(swaps_parse(b.data, b.len, &s, NULL), 0);
         assert_int_equal(s.n_devices, 1);
         assert_int_equal(s.n_zram, 1);
         assert_true(s.size_kib > 0);
@@ -136,7 +136,7 @@ static void test_malformed(void **state) {
                 if (parse_str(bad[i], &s) != -EINVAL)
                         fail_msg("accepted \"%s\"", bad[i]);
         assert_int_equal(s.n_devices, 42); /* untouched on failure */
-        assert_int_equal(swaps_parse(NULL, 0, &s), -EINVAL);
+        assert_int_equal(swaps_parse(NULL, 0, &s, NULL), -EINVAL);
 }
 
 int main(void) {

@@ -11,6 +11,9 @@ cleanup() {
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; echo "--- daemon log:"; cat "$tmp/log" || true; exit 1; }
 ctl() { "$ctl" --runtime-dir "$tmp" "$@"; }
+# Copies the fixture tree $1 to $tmp/tree (removed with $tmp) and points tree at it, for tests
+# that change it.
+copy_tree() { tree=$tmp/tree; cp -a "$1" "$tree"; }
 
 # Starts mglrud --dry-run --interval 1s on $tree with the socket in $tmp; extra options follow.
 start_daemon() {

@@ -6,8 +6,7 @@ set -euo pipefail
 mglrud=$1 ctl=$2 fixture=$3
 source "$(dirname "$0")/lib-mglrud.sh"
 
-tree=$tmp/tree
-cp -a "$fixture" "$tree"
+copy_tree "$fixture"
 cat > "$tree/mglrud.conf" <<'EOC'
 [Defaults]
 MinColdAge=10s

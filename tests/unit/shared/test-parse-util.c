@@ -166,7 +166,37 @@ static void test_percent(void **state) {
         assert_int_equal(parse_percent("", &d), -EINVAL);
         assert_int_equal(parse_percent("5%%", &d), -EINVAL);
         assert_int_equal(parse_percent("abc", &d), -EINVAL);
+        /* at most 12 decimals, so that format_percent_exact can write every ratio back */
+        assert_int_equal(parse_percent("0.0000000000001%", &d), -EINVAL);
+        assert_int_equal(parse_percent("0.1000000000000", &d), -EINVAL);
         assert_double_near(d, -1, 0);
+        assert_int_equal(parse_percent("0.000000000001%", &d), 0);
+        assert_double_near(d, 1e-14, 1e-28);
+}
+
+static void test_format_percent_exact(void **state) {
+        static const char *const ratios[] = { "0%", "0.1%", "100%", "0.25", "1", "0.123456789%",
+                                              "0.00001%", "0.000000000001%", "99.999999999999%",
+                                              "0.000000000001", "0.999999999999", "33.3%" };
+        char buf[32];
+
+        for (size_t i = 0; i < ELEMENTSOF(ratios); i++) {
+                double d, back;
+                assert_int_equal(parse_percent(ratios[i], &d), 0);
+                const char *s = format_percent_exact(buf, sizeof buf, d);
+                assert_true(strlen(s) <= 17);
+                assert_int_equal(parse_percent(s, &back), 0);
+                /* exact for a percentage; a bare ratio may move by the last bit of the double */
+                if (strchr(ratios[i], '%'))
+                        assert_true(back == d);
+                else
+                        assert_double_near(back, d, 1e-16 * d);
+        }
+        assert_string_equal(format_percent_exact(buf, sizeof buf, 0.001), "0.1%");
+        assert_string_equal(format_percent_exact(buf, sizeof buf, 0.25), "25%");
+        assert_string_equal(format_percent_exact(buf, sizeof buf, 1), "100%");
+        assert_string_equal(format_percent_exact(buf, sizeof buf, 0), "0%");
+        assert_string_equal(format_percent_exact(buf, sizeof buf, 1e-7), "0.00001%");
 }
 
 static void test_boolean(void **state) {
@@ -264,6 +294,7 @@ int main(void) {
                 cmocka_unit_test(test_boolean),
                 cmocka_unit_test(test_format_bytes),
                 cmocka_unit_test(test_format_exact),
+                cmocka_unit_test(test_format_percent_exact),
                 cmocka_unit_test(test_format_duration),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

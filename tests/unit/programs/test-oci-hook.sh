@@ -1,0 +1,145 @@
+#!/bin/bash
+# mglrud-oci-hook on real OCI state documents (tests/fixtures/oci-state: what runc 1.1.5 gave
+# its createRuntime hook in the containers-runc VM scenario, and variants of it): a valid one,
+# a missing cgroup path, malformed JSON, an unknown policy name, a bad value, no annotations, a
+# stdin that never closes, a bad option. The hook must exit 0 every time (a runtime stops a
+# container when a createRuntime hook fails), record only what the config parser accepts, and
+# log what it refused. The cgroup tree is a directory (user xattrs as on cgroupfs).
+set -euo pipefail
+hook=$1 fixtures=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; [[ -f $tmp/err ]] && { echo "--- hook stderr:"; cat "$tmp/err"; }; exit 1; }
+
+id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$fixtures/runc-1.1.5.json")
+cid=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+cg=/system.slice/docker-$cid.scope
+mkdir -p "$tmp/cgroup$cg" "$tmp/proc/4242" "$tmp/bundle" "$tmp/nobundle"
+printf '0::%s\n' "$cg" > "$tmp/proc/4242/cgroup"
+printf '{"ociVersion":"1.0.2","linux":{"cgroupsPath":"system.slice:docker:%s"}}\n' "$cid" > "$tmp/bundle/config.json"
+printf '{"ociVersion":"1.0.2","linux":{}}\n' > "$tmp/nobundle/config.json"
+cat > "$tmp/mglrud.conf" <<EOF
+[Policy:batch]
+Mode=active
+MaxStep=1G
+EOF
+if ! python3 -c 'import os,sys; os.setxattr(sys.argv[1], "user.mglrud.probe", b"1"); os.removexattr(sys.argv[1], "user.mglrud.probe")' "$tmp/cgroup$cg" 2>/dev/null; then
+        echo "SKIP: no user xattrs on $tmp"; exit 77
+fi
+
+# state NAME [python expression changing the document d]: writes a variant of the captured
+# document, with pid and bundle pointing into $tmp, to $tmp/state.json (a file: the runtime
+# hands the hook its state at once, a python process starting up may not within the deadline).
+state() {
+        python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+d["pid"] = 4242
+d["bundle"] = sys.argv[2] + "/bundle"
+exec(sys.argv[3])
+print(json.dumps(d))' "$fixtures/$1" "$tmp" "${2:-}" > "$tmp/state.json"
+}
+# run_hook: runs the hook on stdin with the tree in $tmp; its stderr goes to $tmp/err.
+run_hook() {
+        "$hook" --config "$tmp/mglrud.conf" --cgroup-root "$tmp/cgroup" --proc-root "$tmp/proc" \
+                --log-target stderr "$@" 2>"$tmp/err"
+}
+xattrs() {
+        python3 -c 'import os,sys; p=sys.argv[1]
+print(" ".join(sorted(a[12:] + "=" + os.getxattr(p, a).decode() for a in os.listxattr(p) if a.startswith("user.mglrud."))))' "$tmp/cgroup$cg"
+}
+clear_xattrs() {
+        python3 -c 'import os,sys; p=sys.argv[1]
+[os.removexattr(p, a) for a in os.listxattr(p)]' "$tmp/cgroup$cg"
+}
+
+# 1. The document as runc wrote it: io.mglrud.policy=batch, io.mglrud.MinColdAge=5s.
+state runc-1.1.5.json
+run_hook < "$tmp/state.json" || fail "valid: exit $?"
+[[ $(xattrs) == "MinColdAge=5s policy=batch" ]] || fail "valid: recorded '$(xattrs)'"
+grep -q "^$id: recorded policy=batch MinColdAge=5s on $cg (0 refused" "$tmp/err" || fail "valid: log"
+
+# 2. A bad value and an unknown key: refused and logged, the rest recorded (the earlier
+#    record replaced: MinColdAge is gone).
+state runc-1.1.5.json 'a = d["annotations"]; del a["io.mglrud.MinColdAge"]; a["io.mglrud.MaxStep"] = "12Q"; a["io.mglrud.Swapiness"] = "10"; a["io.mglrud.Floor"] = "64M"'
+run_hook < "$tmp/state.json" || fail "bad value: exit $?"
+[[ $(xattrs) == "Floor=64M policy=batch" ]] || fail "bad value: recorded '$(xattrs)'"
+grep -q "refusing annotation io.mglrud.MaxStep=12Q: invalid size" "$tmp/err" || fail "bad value: log"
+grep -q "refusing annotation io.mglrud.Swapiness=10: unknown policy key" "$tmp/err" || fail "unknown key: log"
+
+# 3. An unknown policy name: refused with the files it looked in; the keys still recorded.
+clear_xattrs
+state runc-1.1.5.json 'd["annotations"]["io.mglrud.policy"] = "nosuch"'
+run_hook < "$tmp/state.json" || fail "unknown policy: exit $?"
+[[ $(xattrs) == "MinColdAge=5s" ]] || fail "unknown policy: recorded '$(xattrs)'"
+grep -q "refusing annotation io.mglrud.policy=nosuch: no \[Policy:nosuch\] section in $tmp/mglrud.conf" "$tmp/err" ||
+        fail "unknown policy: log"
+
+#    ... unless the configuration has no [Policy:] section at all (the daemon's is elsewhere,
+#    e.g. a Kubernetes ConfigMap): recorded unchecked, the daemon checks it.
+clear_xattrs
+printf '[Defaults]\nMaxStep=32M\n' > "$tmp/other.conf"
+"$hook" --config "$tmp/other.conf" --cgroup-root "$tmp/cgroup" --proc-root "$tmp/proc" \
+        --log-target stderr < "$tmp/state.json" 2>"$tmp/err" || fail "no policies: exit $?"
+[[ $(xattrs) == "policy=nosuch MinColdAge=5s" || $(xattrs) == "MinColdAge=5s policy=nosuch" ]] ||
+        fail "no policies: recorded '$(xattrs)'"
+grep -q "has no \[Policy:\] section, recording policy nosuch unchecked" "$tmp/err" || fail "no policies: log"
+
+# 4. Conflicting cold ages: both refused.
+clear_xattrs
+state runc-1.1.5.json 'd["annotations"].update({"io.mglrud.MinColdAge": "10min", "io.mglrud.MaxColdAge": "1min"})'
+run_hook < "$tmp/state.json" || fail "cold ages: exit $?"
+[[ $(xattrs) == "policy=batch" ]] || fail "cold ages: recorded '$(xattrs)'"
+grep -q "refusing annotation io.mglrud.MinColdAge=10min: greater than MaxColdAge" "$tmp/err" || fail "cold ages: log"
+
+# 5. No process (pid 0, as in a "created" state): the bundle's systemd cgroupsPath is used.
+clear_xattrs
+state runc-1.1.5.json 'd["pid"] = 0'
+run_hook < "$tmp/state.json" || fail "bundle: exit $?"
+[[ $(xattrs) == "MinColdAge=5s policy=batch" ]] || fail "bundle: recorded '$(xattrs)'"
+
+# 6. Missing cgroup path: no /proc entry for the pid, no cgroupsPath in the bundle.
+clear_xattrs
+state runc-1.1.5.json "d['pid'] = 999999; d['bundle'] = '$tmp/nobundle'"
+run_hook < "$tmp/state.json" || fail "no cgroup: exit $?"
+[[ -z $(xattrs) ]] || fail "no cgroup: recorded '$(xattrs)'"
+grep -q "^error: $id: cannot find the container's cgroup" "$tmp/err" || fail "no cgroup: log"
+#    ... and a cgroup path that does not exist.
+printf '0::/gone.scope\n' > "$tmp/proc/4242/cgroup"
+state runc-1.1.5.json
+run_hook < "$tmp/state.json" || fail "gone: exit $?"
+grep -q "cannot record policy=batch MinColdAge=5s on $tmp/cgroup/gone.scope: No such file" "$tmp/err" || fail "gone: log"
+printf '0::%s\n' "$cg" > "$tmp/proc/4242/cgroup"
+
+# 7. Malformed JSON: the document cut in half, and not an object.
+state runc-1.1.5.json
+head -c 100 "$tmp/state.json" > "$tmp/cut.json"
+run_hook < "$tmp/cut.json" || fail "malformed: exit $?"
+grep -q "^error: The OCI state on stdin is not a JSON object (" "$tmp/err" || fail "malformed: log"
+echo '[1, 2]' | run_hook || fail "array: exit $?"
+run_hook < /dev/null || fail "empty: exit $?"
+[[ -z $(xattrs) ]] || fail "malformed: recorded '$(xattrs)'"
+
+# 8. No io.mglrud.* annotation: nothing written, not even an error.
+state runc-1.1.5.json 'd["annotations"] = {"org.opencontainers.image.title": "x"}'
+run_hook < "$tmp/state.json" || fail "none: exit $?"
+[[ ! -s $tmp/err && -z $(xattrs) ]] || fail "none: '$(cat "$tmp/err")' '$(xattrs)'"
+
+# 9. A stdin that never closes: the deadline ends the hook, exit 0, within a second.
+start=$(date +%s%N)
+mkfifo "$tmp/fifo"
+sleep 5 > "$tmp/fifo" 2>/dev/null &
+writer=$!
+rc=0; run_hook --timeout 100ms < "$tmp/fifo" || rc=$?
+kill "$writer" 2>/dev/null || true
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[[ $rc == 0 ]] || fail "stuck stdin: exit $rc"
+(( ms < 1000 )) || fail "stuck stdin: took $ms ms"
+grep -q "deadline reached, nothing recorded" "$tmp/err" || fail "stuck stdin: log"
+
+# 10. Bad options from a hooks.d file: logged, ignored, the hook still records.
+clear_xattrs
+state runc-1.1.5.json
+run_hook < "$tmp/state.json" --frobnicate --timeout=forever || fail "bad option: exit $?"
+[[ $(xattrs) == "MinColdAge=5s policy=batch" ]] || fail "bad option: recorded '$(xattrs)'"
+grep -q "Ignoring --timeout=forever" "$tmp/err" || fail "bad option: log"
+echo "mglrud-oci-hook: ok (10 cases, the stuck stdin ended after $ms ms)"
