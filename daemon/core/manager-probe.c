@@ -93,7 +93,7 @@ void manager_open_lrugen(struct manager *m) {
  * prints a private id. Memcgs whose path does not resolve under the cgroup root (gone since, or
  * outside the daemon's view) say nothing; with fewer than LRUGEN_IDS_AGREE that resolve, the
  * next histogram is asked. Once they are known to be cgroup ids, the histograms are read
- * without paths (about a third of what the histogram costs per cgroup). */
+ * without paths (LRUGEN_READ_NO_PATHS: a path less in the heap per memcg). */
 static void learn_lrugen_ids(struct manager *m) {
         const struct lrugen *l = &m->lrugen;
         unsigned agree = 0, tries = 0;

