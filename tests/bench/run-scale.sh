@@ -172,7 +172,7 @@ for n in $(echo "$SIZES" | tr ',' ' '); do
 		keep) label="keep open + pread (floor)" ;;
 		reopen) label="open/read/close (peers)" ;;
 		esac
-		med() { for r in $(seq 1 "$RUNS"); do get "$d/$who-$r.txt" "$1"; done | grep -v '^$' | median; }
+		med() { for r in $(seq 1 "$RUNS"); do get "$d/$who-$r.txt" "$1"; done | { grep -v '^$' || true; } | median; }
 		cpu=$(med median_cpu_us) wall=$(med median_wall_us) rss=$(med rss_kib) hwm=$(med hwm_kib) anon=$(med anon_kib)
 		ir=$(cg_median "$d/callgrind-$who.out") heap=$(massif_steady "$d/massif-$who.out")
 		awk -v n="$n" -v size="$size" -v l="$label" -v w="$wall" -v c="$cpu" -v ir="$ir" -v rss="$rss" -v hwm="$hwm" -v heap="$heap" -v anon="$anon" 'BEGIN {
@@ -195,7 +195,7 @@ if [ -d "$OUT/vm" ]; then
 	for tag in real fixture; do
 		ls "$v/$tag-daemon-"*.txt >/dev/null 2>&1 || continue
 		n=$(get "$v/$tag-keep-1.txt" cgroups)
-		vmed() { for f in "$v/$tag-$1-"*.txt; do get "$f" "$2"; done | grep -v '^$' | median; }
+		vmed() { for f in "$v/$tag-$1-"*.txt; do get "$f" "$2"; done | { grep -v '^$' || true; } | median; }
 		keep=$(vmed keep median_cpu_us)
 		for who in daemon keep reopen; do
 			case $who in daemon) label=mglrud ;; keep) label="keep open + pread (floor)" ;; reopen) label="open/read/close (peers)" ;; esac
