@@ -83,7 +83,7 @@ run_libfuzzer() {
                 CC=clang meson setup "$fbuild" "$here" -Dlibfuzzer=true -Db_sanitize=address,undefined \
                         -Dvm_tests=false -Dbpf=disabled >/dev/null
         ninja -C "$fbuild" libfuzzer >/dev/null || ninja -C "$fbuild" libfuzzer
-        meson test -C "$fbuild" --no-rebuild --suite libfuzzer --num-processes 1 --verbose
+        meson test -C "$fbuild" --no-rebuild --suite libfuzzer --num-processes 2 --verbose
 }
 
 run_tests() {
