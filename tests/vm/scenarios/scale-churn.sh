@@ -16,7 +16,8 @@
 # Also reported, not asserted: the daemon's own cgroup (/mglrud.slice) before, at the end of and
 # after the churn: memory.current, which a unit's MemoryMax= limits, counts kernel memory charged
 # to the daemon (its open files and their seq_file buffers) besides its RSS.
-# Args: count (1000), seconds (120), settle (30), stable (20).
+# Args: count (1000), seconds (120), settle (30), stable (20), nofile (1048576: the daemon's
+# RLIMIT_NOFILE; a lower one makes it keep fewer memory files open, see "Descriptor limit").
 need_bin mglrud
 need_bin cgroup-swarm
 need_bin cycle-meter
@@ -24,6 +25,7 @@ COUNT="${MGLRUD_ARG_count:-1000}"
 SECONDS_CHURN="${MGLRUD_ARG_seconds:-120}"
 SETTLE="${MGLRUD_ARG_settle:-30}"
 STABLE="${MGLRUD_ARG_stable:-20}"
+NOFILE="${MGLRUD_ARG_nofile:-1048576}"
 ulimit -n 1048576 || fail "cannot raise RLIMIT_NOFILE"
 
 cgroup-swarm --root "$CG_ROOT/stable.slice" --count "$STABLE" hold > /tmp/stable.log 2>&1 &
@@ -55,7 +57,7 @@ daemon_memcg() {
 	awk '$1 ~ /^(anon|file|kernel|slab|sock|percpu)$/ { printf " %s_kib=%d", $1, $2 / 1024 }' \
 		"$CG_ROOT/mglrud.slice/memory.stat"
 }
-sh -c 'echo $$ > "$1/mglrud.slice/cgroup.procs" && shift && exec "$@"' sh "$CG_ROOT" \
+sh -c 'echo $$ > "$1/mglrud.slice/cgroup.procs" && ulimit -n "$2" && shift 2 && exec "$@"' sh "$CG_ROOT" "$NOFILE" \
 	cycle-meter --cycles 0 --rss-every 2 --timeout 3600 -- mglrud --config /tmp/churn.conf \
 	--cgroup-root "$CG_ROOT" --log-level debug > /tmp/meter.txt 2> /tmp/mglrud.log &
 METER=$!
