@@ -153,6 +153,12 @@ static void test_large_folios(void **state) {
         for (uint64_t i = 0; i < 64; i += 16)
                 insert(&f, i, 16, 64 * PAGE, 7, 3 * SEC);
         assert_int_equal(f.counted, 32);
+
+        /* A folio bigger than what reclaim took counts only that much. */
+        evict(&f, 4, 4 * SEC);
+        insert(&f, 0, 16, 64 * PAGE, 7, 5 * SEC);
+        assert_int_equal(f.counted, 36);
+        assert_int_equal(f.v.evicted_budget, 0);
 }
 
 int main(void) {
