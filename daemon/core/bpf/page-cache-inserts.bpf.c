@@ -32,13 +32,36 @@ struct {
 /* memcg_data's low bits are flags (MEMCG_DATA_OBJEXTS, MEMCG_DATA_KMEM). */
 #define MEMCG_DATA_FLAGS_MASK 7UL
 
+/* Returns memcg's cgroup id if memcg is a memory cgroup, else 0: its cgroup's memory
+ * subsystem state points back at it. */
+static __always_inline __u64 memcg_cgroup_id(struct mem_cgroup *memcg) {
+        struct cgroup *cgrp = BPF_CORE_READ(memcg, css.cgroup);
+        int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+        struct cgroup_subsys_state *css = NULL;
+
+        if (!cgrp || id < 0 || id >= CGROUP_SUBSYS_COUNT)
+                return 0;
+        bpf_probe_read_kernel(&css, sizeof css, &cgrp->subsys[id]);
+        if (css != &memcg->css)
+                return 0;
+        return BPF_CORE_READ(cgrp, kn, id);
+}
+
+/* The folio's memory cgroup. memcg_data points at the mem_cgroup up to 6.x, at an obj_cgroup
+ * (which the kernel reparents when the cgroup dies) since page-cache folios are charged through
+ * objcg (7.3 does): reading it as a mem_cgroup there yields no cgroup, and an eviction (in the
+ * daemon's task) would be counted against the daemon's cgroup instead of the folio's. Both
+ * readings are checked, so one object serves both kernels; without either, the current task's
+ * cgroup (an insertion is charged to its reader). */
 static __always_inline __u64 folio_cgroup_id(struct folio *folio) {
-        unsigned long memcg_data = BPF_CORE_READ(folio, memcg_data);
-        struct mem_cgroup *memcg = (struct mem_cgroup *) (memcg_data & ~MEMCG_DATA_FLAGS_MASK);
+        unsigned long memcg_data = BPF_CORE_READ(folio, memcg_data) & ~MEMCG_DATA_FLAGS_MASK;
         __u64 id = 0;
 
-        if (memcg)
-                id = BPF_CORE_READ(memcg, css.cgroup, kn, id);
+        if (memcg_data) {
+                id = memcg_cgroup_id((struct mem_cgroup *) memcg_data);
+                if (!id)
+                        id = memcg_cgroup_id(BPF_CORE_READ((struct obj_cgroup *) memcg_data, memcg));
+        }
         return id ? id : bpf_get_current_cgroup_id();
 }
 
