@@ -7,6 +7,7 @@
 
 #include "mglrud/config/config.h"
 #include "mglrud/core/decision-text.h"
+#include "mglrud/core/refault-trust.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
@@ -27,14 +28,16 @@ static enum memstat_key prev_key(unsigned i) {
 }
 
 /* The previous sample, as much of it as the policy reads from a previous sample (guard.c): the
- * time, those memory.stat keys and the PSI totals; the averages, the amounts and the limits are
- * read from the current sample only. */
+ * time, those memory.stat keys, the PSI totals and the own refault count; the averages, the
+ * amounts and the limits are read from the current sample only. */
 struct prev_reading {
         uint64_t now_usec;
         uint64_t stat[PREV_KEYS];
         uint64_t psi_some_us, psi_full_us;
+        uint64_t own_refault_file;     /* refault-trust.h (has_own_refault_file) */
         uint32_t stat_present;         /* bit i: prev_key(i) was in memory.stat */
         bool has_psi, has_psi_full;
+        bool has_own_refault_file;
 };
 
 /* What a cgroup's controller keeps between cycles. A node can run thousands of cgroups, so
@@ -48,6 +51,7 @@ struct control_state {
         struct prev_reading prev;
         struct decision_summary last;
         struct control_overrides *overrides; /* NULL without runtime overrides */
+        struct refault_trust refault;  /* are the kernel's refault counts to be trusted? */
         struct control_idle_lists idle_lists; /* memory.stat's LRU lists, last reading */
         uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES];
         uint64_t stream_dropped_bytes; /* one-shot stream bytes asked to drop, cumulative */
@@ -141,13 +145,16 @@ static struct control_state *policy_store(struct cgroup *cg, const struct policy
         return s;
 }
 
-static void prev_take(const struct cgroup_reading *rd, struct prev_reading *ret) {
+static void prev_take(const struct cgroup_reading *rd, const struct own_refaults *own,
+                      struct prev_reading *ret) {
         *ret = (struct prev_reading) {
                 .now_usec = rd->now_usec,
                 .psi_some_us = rd->psi.some.total_us,
                 .psi_full_us = rd->psi.full.total_us,
+                .own_refault_file = own->pages,
                 .has_psi = rd->has_psi,
                 .has_psi_full = rd->psi.has_full,
+                .has_own_refault_file = own->valid,
         };
         for (unsigned i = 0; i < PREV_KEYS; i++)
                 if (memstat_get(&rd->stat, prev_key(i), &ret->stat[i]))
@@ -239,6 +246,11 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
         ret->errors = s->errors;
         ret->stream_files = s->stream_files;
         ret->stream_dropped_bytes = s->stream_dropped_bytes;
+        ret->refault_undercount = s->refault.undercount;
+        ret->refault_undercount_sign = s->refault.undercount ?
+                refault_check_verdict_to_string(s->refault.verdict) : NULL;
+        ret->own_refault_pages = s->refault.own_pages;
+        ret->kernel_refault_pages = s->refault.kernel_pages;
         if (s->has_last) {
                 const struct decision_summary *d = &s->last;
                 ret->reason = decision_reason_to_string(d->reason);
@@ -329,6 +341,8 @@ static void fill_prev_sample(const struct prev_reading *pr, struct cgroup_sample
                 .psi.full.total_us = pr->psi_full_us,
                 .psi.has_full = pr->has_psi_full,
                 .has_psi = pr->has_psi,
+                .own_refault_file = pr->own_refault_file,
+                .has_own_refault_file = pr->has_own_refault_file,
         };
         for (unsigned i = 0; i < PREV_KEYS; i++)
                 if (pr->stat_present & (UINT32_C(1) << i)) {
@@ -338,21 +352,42 @@ static void fill_prev_sample(const struct prev_reading *pr, struct cgroup_sample
 }
 
 /* Runs policy_decide() for one cgroup reading (prev may be NULL) on the cycle's host
- * readings; advise says that the decision is only reported. Returns 0 or -errno. */
+ * readings; advise says that the decision is only reported; own is the reading's own refault
+ * count, and undercount says the controllers take the larger of it and the kernel's. Returns 0
+ * or -errno. */
 static int decide(const struct cycle_input *in, const struct policy *p, bool advise,
                   const struct policy_state *state, const struct prev_reading *prev,
-                  const struct cgroup_reading *cur, const struct lrugen_lruvec *lruvecs,
-                  size_t n_lruvecs, struct policy_state *ret_state, struct decision *ret) {
+                  const struct cgroup_reading *cur, const struct own_refaults *own,
+                  bool undercount, const struct lrugen_lruvec *lruvecs, size_t n_lruvecs,
+                  struct policy_state *ret_state, struct decision *ret) {
         struct kernel_caps caps = *in->caps;
         /* Advice shows what lru_gen would do even where we did not open it. */
         caps.lrugen_write = caps.lrugen_write || (advise && in->lrugen_readable);
 
         struct cgroup_sample sp, sc;
         fill_sample(cur, lruvecs, n_lruvecs, in->lrugen && n_lruvecs > 0, &sc);
+        sc.own_refault_file = own->pages;
+        sc.has_own_refault_file = own->valid;
+        sc.refault_file_undercount = undercount;
         if (prev)
                 fill_prev_sample(prev, &sp);
         return policy_decide(p, &caps, state, prev ? &sp : NULL, &sc, in->host_prev, in->host_cur,
                              in->host_limits, ret_state, ret);
+}
+
+/* Checks the kernel's refault counts of cg over its previous sample -> cur (refault-trust.h),
+ * so that this cycle's decision already takes the larger count once they are found short. */
+static void check_refaults(const struct cycle_input *in, struct cgroup *cg,
+                           struct control_state *s, const struct cgroup_reading *cur,
+                           const struct own_refaults *own) {
+        if (!in->refault_check || !s->has_prev || cur->now_usec <= s->prev.now_usec)
+                return;
+        struct cgroup_sample prev;
+        fill_prev_sample(&s->prev, &prev);
+        const struct own_refaults own_prev = { .pages = s->prev.own_refault_file,
+                                               .valid = s->prev.has_own_refault_file };
+        refault_trust_update(&s->refault, cg->name, &prev.stat, &cur->stat, &own_prev, own,
+                             cur->now_usec - s->prev.now_usec, in->caps->page_size);
 }
 
 /* Says once per cgroup that its memory.reclaim may not be written (docs/design.md, "Delegated
@@ -506,7 +541,7 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
  * 0, or -ENOMEM (-ESHUTDOWN while stopping is not an error: nothing more is written). */
 static int submit(const struct cycle_input *in, struct actuator *act, struct cgroup *cg,
                   struct control_state *s, const struct cgroup_reading *cur,
-                  const struct decision *d, bool advise_ageing) {
+                  const struct own_refaults *own, const struct decision *d, bool advise_ageing) {
         if (!in->dry_run && !advise_ageing && log_get_max_level() >= LOG_DEBUG) {
                 char line[1024];
                 if (decision_format(d, line, sizeof line) >= 0)
@@ -524,7 +559,7 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
         s->in_flight = true;
         s->in_flight_token = j->token;
         if (!advise_ageing) {
-                prev_take(cur, &s->prev);
+                prev_take(cur, own, &s->prev);
                 s->has_prev = true;
         }
         int r = actuator_submit(act, j);
@@ -597,10 +632,12 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                                           cgroup_file_name(err.file));
                 return r == -ENOMEM ? r : 0;
         }
+        struct own_refaults own;
+        refault_trust_read(in, cg, &s->refault, &own);
         s->skipped = s->paused || in->paused_all;
         if (s->skipped) {
                 /* Keep sampling, so rates are right again the cycle after Resume(). */
-                prev_take(&cur, &s->prev);
+                prev_take(&cur, &own, &s->prev);
                 s->has_prev = true;
                 return 0;
         }
@@ -628,6 +665,7 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
         ssize_t n = collect_lruvecs(in->lrugen, cg, in->scratch ?: &local, &lruvecs);
         if (n < 0)
                 return (int) n;
+        check_refaults(in, cg, s, &cur, &own);
 
         struct policy p = cg->policy;
         bool advise = in->dry_run || p.mode == POLICY_MODE_ADVISE;
@@ -635,12 +673,12 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                 p.mode = POLICY_MODE_ADVISE;
 
         struct decision d;
-        r = decide(in, &p, advise, &ps, s->has_prev ? &s->prev : NULL, &cur, lruvecs, (size_t) n,
-                   &ps, &d);
+        r = decide(in, &p, advise, &ps, s->has_prev ? &s->prev : NULL, &cur, &own,
+                   s->refault.undercount, lruvecs, (size_t) n, &ps, &d);
         if (r < 0) {
                 control_scratch_done(&local);
                 log_warning_errno(r, "%s: policy rejected the sample: %m", cg->name);
-                prev_take(&cur, &s->prev);
+                prev_take(&cur, &own, &s->prev);
                 s->has_prev = true;
                 return 0;
         }
@@ -667,7 +705,7 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                  * Only --dry-run/DryRun= promise that nothing at all is written. Where
                  * lru_gen is read-only (lockdown) the advice shows ageing we cannot do: no
                  * job, or every cycle would fail with EBADF and back off as an error. */
-                r = submit(in, act, cg, s, &cur, &d, true);
+                r = submit(in, act, cg, s, &cur, &own, &d, true);
                 if (r < 0)
                         return r;
         }
@@ -675,15 +713,15 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                 /* In active mode a decision without writes is reported too (the journal sink
                  * logs it at debug), so --log-level=debug shows why nothing was reclaimed. */
                 report_advice(in->report, cg, &s->last);
-                prev_take(&cur, &s->prev);
+                prev_take(&cur, &own, &s->prev);
                 s->has_prev = true;
                 return 0;
         }
 
-        r = submit(in, act, cg, s, &cur, &d, false); /* logs the decision at debug level */
+        r = submit(in, act, cg, s, &cur, &own, &d, false); /* logs the decision at debug level */
         if (r < 0)
                 return r;
-        prev_take(&cur, &s->prev);
+        prev_take(&cur, &own, &s->prev);
         s->has_prev = true;
         return 0;
 }
@@ -763,7 +801,9 @@ int control_cgroup_advise(struct cgroup *cg, const struct cycle_input *in, char 
                 policy_load(s, &state);
         else
                 policy_state_init(&state, &p, now_usec);
-        r = decide(in, &p, true, &state, s && s->has_prev ? &s->prev : NULL, &cur, lruvecs,
+        const struct own_refaults none = {};
+        r = decide(in, &p, true, &state, s && s->has_prev ? &s->prev : NULL, &cur, &none,
+                   s && s->refault.undercount, lruvecs,
                    (size_t) n, &state, &d);
         if (r >= 0 && decision_format(&d, buf, size) < 0)
                 r = -EINVAL;

@@ -127,11 +127,13 @@ static int manager_apply_settings(struct manager *m) {
         return 0;
 }
 
-/* Loads the stream-protection BPF program once, if some section wants it. Without it the
- * daemon works as before, and says why once. */
+/* Loads the stream-protection BPF program once, if some section wants it or RefaultCheck= (its
+ * own refault count comes from the same program). Without it the daemon works as before, and
+ * says why once. */
 static void manager_open_streams(struct manager *m) {
         const uint32_t key = 1u << POLICY_KEY_STREAM_PROTECTION;
-        bool wanted = m->config.defaults.stream_protection != STREAM_PROTECTION_NO;
+        bool wanted = m->config.defaults.stream_protection != STREAM_PROTECTION_NO ||
+                      m->config.refault_check;
         /* A section that does not set the key has [Defaults]' value, not its own built-in one. */
         for (size_t i = 0; i < m->config.n_sections; i++) {
                 const struct policy_section *sec = &m->config.sections[i];
@@ -157,6 +159,15 @@ static void manager_open_streams(struct manager *m) {
                 log_notice_errno(r, "Stream protection unavailable: cannot load the BPF program: %m");
         else
                 log_info("Stream protection: tracking page-cache insertions with BPF.");
+        if (r < 0 && m->config.refault_check)
+                log_notice("RefaultCheck: without BPF, no own refault count: the kernel's counts "
+                           "are checked against workingset_nodereclaim only.");
+}
+
+/* The own refault count of a cgroup (cycle_input.own_refaults), from stream protection's BPF
+ * program. */
+static int manager_own_refaults(void *userdata, uint64_t cgroup_id, uint64_t *ret_pages) {
+        return streams_refault_pages(userdata, cgroup_id, ret_pages);
 }
 
 /* The actuation path's completions: the job's cgroup (by id: it may be gone) measures it. */
@@ -645,6 +656,9 @@ static void manager_cycle_input(struct manager *m, uint64_t now_usec,
                 .paused_all = m->paused_all,
                 .report = &m->report,
                 .scratch = &m->scratch,
+                .refault_check = m->config.refault_check,
+                .own_refaults = m->streams ? manager_own_refaults : NULL,
+                .own_refaults_userdata = m->streams,
         };
 }
 

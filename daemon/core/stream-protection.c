@@ -28,6 +28,7 @@
 struct page_cache_inserts_bpf;
 #endif
 #include "bpf/page-cache-inserts.h"
+#include "bpf/page-cache-refaults.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/cgroup.h"
 #include "mglrud/kernel/memcg.h"
@@ -658,4 +659,24 @@ int streams_cycle(struct streams *s, const struct cycle_input *in, struct cgroup
         }
         mounts_close(s);
         return r < 0 ? r : 0;
+}
+
+int streams_refault_pages(const struct streams *s, uint64_t cgroup_id, uint64_t *ret_pages) {
+#if HAVE_BPF
+        struct refaults_val v;
+        __u64 key = cgroup_id;
+
+        if (!s || !s->skel)
+                return -EOPNOTSUPP;
+        if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.refaults), &key, &v) < 0) {
+                int r = negative_errno();
+                if (r != -ENOENT)
+                        return r;
+                v.pages = 0; /* nothing counted yet (or the entry was recycled) */
+        }
+        *ret_pages = v.pages;
+        return 0;
+#else
+        return -EOPNOTSUPP;
+#endif
 }

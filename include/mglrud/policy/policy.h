@@ -112,6 +112,14 @@ struct cgroup_sample {
         const struct lrugen_lruvec *lruvecs;
         size_t n_lruvecs;
         bool has_lrugen;                       /* lruvecs come from lru_gen(_full) this cycle */
+        /* The daemon's own count of page-cache pages re-inserted after reclaim evicted them
+         * (BPF; cumulative like memory.stat's events, docs/design.md "Refault counts you can
+         * trust"), and whether it was read. */
+        uint64_t own_refault_file;
+        bool has_own_refault_file;
+        /* The kernel's workingset_refault_file was found short for this cgroup: the rates
+         * take the larger of its delta and own_refault_file's (DECISION_FLAG_OWN_REFAULTS). */
+        bool refault_file_undercount;
 };
 
 /* What the daemon read for the host in one cycle. */
@@ -244,6 +252,8 @@ enum {
         DECISION_FLAG_FILE_PROTECTED = 1u << 8,  /* tier counters: hot file refaulting */
         DECISION_FLAG_TRUNCATED      = 1u << 9,  /* more lruvecs than DECISION_MAX_CMDS */
         DECISION_FLAG_REFAULTS       = 1u << 10, /* refaults above RefaultTarget */
+        DECISION_FLAG_OWN_REFAULTS   = 1u << 11, /* file refaults from the daemon's own count,
+                                                  * above the kernel's (undercount) */
 };
 
 /* One lru_gen command: "+ memcg node seq" (ageing) or "- memcg node seq swappiness nr_pages". */
