@@ -446,10 +446,10 @@ static int cmp_cgroup_id(const void *a, const void *b) {
         return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Returns which files each of n managed cgroups can keep open under the descriptor limit (the
- * most that fits), and in *ret_max how many cgroups fit at all (SIZE_MAX: all of them). */
+/* Returns which files each of n managed cgroups can keep open under the descriptor limit and
+ * MANAGER_KEPT_FILES_MAX (the most that fits), and in *ret_max how many cgroups fit at all
+ * (SIZE_MAX: all of them). */
 static unsigned manager_keep_mask(size_t n, size_t *ret_max) {
-        static const unsigned masks[] = { CGROUP_KEEP_ALL, CGROUP_KEEP_HOT, CGROUP_KEEP_NONE };
         struct rlimit rl = { .rlim_cur = RLIM_INFINITY };
         uint64_t budget;
 
@@ -457,12 +457,7 @@ static unsigned manager_keep_mask(size_t n, size_t *ret_max) {
         /* Under a tiny limit (tests, a misconfigured unit) half of it is the reserve. */
         budget = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX
                  : rl.rlim_cur - MIN((uint64_t) MANAGER_FD_RESERVE, (uint64_t) rl.rlim_cur / 2);
-        *ret_max = SIZE_MAX;
-        for (size_t i = 0; i < ELEMENTSOF(masks); i++)
-                if ((uint64_t) n * cgroup_files_fd_cost(masks[i]) <= budget)
-                        return masks[i];
-        *ret_max = (size_t) (budget / cgroup_files_fd_cost(CGROUP_KEEP_NONE));
-        return CGROUP_KEEP_NONE;
+        return cgroup_files_keep_mask_for(n, budget, MANAGER_KEPT_FILES_MAX, ret_max);
 }
 
 /* Sets how many files each managed cgroup keeps open for n of them, and says so when that
