@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mglrud/core/pressure-trigger.h"
 #include "mglrud/shared/escape.h"
 
 int cgroup_set_path(struct cgroup *cg, const char *path) {
@@ -46,6 +47,7 @@ int cgroup_new(const char *root, const char *path, uint64_t id, unsigned keep,
 void cgroup_free(struct cgroup *cg) {
         if (!cg)
                 return;
+        pressure_trigger_disarm(&cg->trigger);
         cgroup_files_close(&cg->files);
         free(cg->covered_ids);
         free(cg->path);

@@ -116,6 +116,12 @@ int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_s
                 put_series(f, "mglrud_stream_dropped_bytes_total", &snaps[i], NULL);
                 fprintf(f, "%llu\n", (unsigned long long) snaps[i].stream_dropped_bytes);
         }
+        put_header(f, "mglrud_pressure_stops_total", "counter",
+                   "Times a PSI trigger stopped mglrud's reclaim in the cgroup.");
+        for (size_t i = 0; i < n; i++) {
+                put_series(f, "mglrud_pressure_stops_total", &snaps[i], NULL);
+                fprintf(f, "%u\n", snaps[i].pressure_stops);
+        }
 
         put_header(f, "mglrud_cycles_total", "counter", "Control cycles run.");
         fprintf(f, "mglrud_cycles_total %llu\n", (unsigned long long) d->cycles);

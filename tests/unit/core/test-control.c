@@ -20,6 +20,7 @@
 #include "mglrud/core/control.h"
 #include "mglrud/shared/fileio.h"
 #include "mglrud/shared/macro.h"
+#include "mglrud/shared/time.h"
 
 static struct decision reclaim_decision(uint64_t bytes) {
         struct decision d = { .n_reclaims = 1 };
@@ -234,10 +235,100 @@ static void test_actuator_cancel(void **state) {
         assert_int_equal(rmdir(dir), 0);
 }
 
+struct stop_ctx {
+        unsigned n;
+        uint64_t ids[8];
+        bool cancelled[8];
+        uint64_t asked[8];
+};
+
+static void on_job_stopped(struct actuator_job *j, void *userdata) {
+        struct stop_ctx *c = userdata;
+        if (c->n < ELEMENTSOF(c->ids)) {
+                c->ids[c->n] = j->cgroup_id;
+                c->cancelled[c->n] = j->cancelled;
+                c->asked[c->n] = j->asked_bytes;
+        }
+        c->n++;
+        actuator_job_free(j);
+}
+
+/* actuator_stop_cgroup() (a pressure trigger fired): the cgroup's queued job is handed back as
+ * cancelled without writing, its running job ends after the chunk in flight (one 4 MiB chunk
+ * of four), the other cgroup's job runs. The worker is held in the open of the first chunk
+ * (memory.reclaim is a FIFO without a reader) while the stop comes. */
+static void test_actuator_stop_cgroup(void **state) {
+        char dir[] = "/tmp/mglrud-test-stop.XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(dirfd >= 0);
+        assert_int_equal(mkfifoat(dirfd, "memory.reclaim", 0600), 0);
+
+        sd_event *e = NULL;
+        struct actuator *a = NULL;
+        struct stop_ctx c = {};
+        assert_int_equal(sd_event_new(&e), 0);
+        assert_int_equal(actuator_new(e, on_job_stopped, &c, &a), 0);
+        const uint64_t chunk = (uint64_t) ACTUATOR_CHUNK_PAGES * 4096;
+        struct decision big = reclaim_decision(4 * chunk), small = reclaim_decision(4096);
+        const uint64_t order[] = { 1, 1, 2 };
+        for (size_t i = 0; i < ELEMENTSOF(order); i++) {
+                struct actuator_job *j = actuator_job_new(order[i], "/t", dirfd, -1, 4096, false,
+                                                          i == 0 ? &big : &small);
+                assert_non_null(j);
+                assert_int_equal(actuator_submit(a, j), 0);
+        }
+        /* Wait until the worker is in the first write of job 1 (blocked in open). */
+        for (int i = 0; i < 1000 && actuator_write_age_usec(a, now_monotonic_usec()) == 0; i++)
+                usleep(1000);
+        assert_true(actuator_write_age_usec(a, now_monotonic_usec()) > 0);
+
+        struct actuator_stopped st = actuator_stop_cgroup(a, 1);
+        assert_int_equal(st.queued, 1);
+        assert_true(st.running);
+        st = actuator_stop_cgroup(a, 3); /* nothing of it */
+        assert_int_equal(st.queued, 0);
+        assert_false(st.running);
+
+        int rd = openat(dirfd, "memory.reclaim", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        assert_true(rd >= 0);
+        for (int i = 0; i < 100 && c.n < 3; i++)
+                assert_true(sd_event_run(e, 100000) >= 0);
+        assert_int_equal(c.n, 3);
+        /* the queued job of 1 first (handed back at the stop), then the running one, then 2 */
+        assert_int_equal(c.ids[0], 1);
+        assert_true(c.cancelled[0]);
+        assert_int_equal(c.asked[0], 0);
+        assert_int_equal(c.ids[1], 1);
+        assert_true(c.cancelled[1]);
+        assert_int_equal(c.asked[1], chunk);
+        assert_int_equal(c.ids[2], 2);
+        assert_false(c.cancelled[2]);
+        assert_int_equal(c.asked[2], 4096);
+        assert_int_equal(actuator_pending(a), 0);
+
+        /* What the kernel got: one chunk of job 1, then job 2's request. */
+        char buf[128] = "";
+        ssize_t n = read(rd, buf, sizeof buf - 1);
+        assert_true(n > 0);
+        buf[n] = 0;
+        char want[64];
+        snprintf(want, sizeof want, "%llu4096", (unsigned long long) chunk);
+        assert_string_equal(buf, want);
+
+        actuator_free(a);
+        sd_event_unref(e);
+        close(rd);
+        assert_int_equal(unlinkat(dirfd, "memory.reclaim", 0), 0);
+        close(dirfd);
+        assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_stale_completion_ignored),
                 cmocka_unit_test(test_actuator_dry_run_switch),
+                cmocka_unit_test(test_actuator_stop_cgroup),
                 cmocka_unit_test(test_actuator_cancel),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

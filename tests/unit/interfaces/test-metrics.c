@@ -40,6 +40,7 @@ static void make_snapshots(struct control_snapshot s[2]) {
                 .errors = 1,
                 .stream_files = 2,
                 .stream_dropped_bytes = 440401920,
+                .pressure_stops = 3,
         };
         s[1] = (struct control_snapshot) {
                 .path = "/b",
@@ -100,6 +101,10 @@ static void test_metrics_exact(void **state) {
                 "# TYPE mglrud_stream_dropped_bytes_total counter\n"
                 "mglrud_stream_dropped_bytes_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 440401920\n"
                 "mglrud_stream_dropped_bytes_total{cgroup=\"/b\"} 0\n"
+                "# HELP mglrud_pressure_stops_total Times a PSI trigger stopped mglrud's reclaim in the cgroup.\n"
+                "# TYPE mglrud_pressure_stops_total counter\n"
+                "mglrud_pressure_stops_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 3\n"
+                "mglrud_pressure_stops_total{cgroup=\"/b\"} 0\n"
                 "# HELP mglrud_cycles_total Control cycles run.\n"
                 "# TYPE mglrud_cycles_total counter\n"
                 "mglrud_cycles_total 42\n"
