@@ -61,7 +61,7 @@ struct control_state {
         uint64_t in_flight_token;      /* the in-flight job's token (unique for the daemon's life) */
         uint64_t last_reclaim_usec;    /* a job that evicts or reclaims was submitted then */
         uint64_t last_write_usec;      /* the last job that evicted or reclaimed ended then */
-        uint64_t last_stop_usec;       /* a pressure trigger stopped reclaim then */
+        uint64_t first_stop_usec, last_stop_usec; /* pressure triggers stopped reclaim then */
         uint32_t pressure_stops;       /* pressure triggers that fired while we reclaimed */
         uint32_t stopped_jobs;         /* queued jobs they cancelled (+ running ones cut short) */
         uint32_t policy_size;          /* bytes in policy; 0 before the first cycle */
@@ -206,6 +206,7 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
         ret->stream_dropped_bytes = s->stream_dropped_bytes;
         ret->pressure_stops = s->pressure_stops;
         ret->stopped_jobs = s->stopped_jobs;
+        ret->first_stop_usec = s->first_stop_usec;
         ret->last_stop_usec = s->last_stop_usec;
         ret->last_write_usec = s->last_write_usec;
         if (s->has_last) {
@@ -725,15 +726,19 @@ uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigne
                 return 0;
         s->pressure_stops++;
         s->stopped_jobs += n_stopped;
+        if (!s->first_stop_usec)
+                s->first_stop_usec = now_usec;
         s->last_stop_usec = now_usec;
-        /* Nothing more counts as reclaiming until the next decision submits again: the trigger
-         * stays armed for the grace period only if reclaim resumes. */
+        /* Nothing counts as reclaiming until a decision submits again (the job being stopped
+         * included): the trigger is re-armed when reclaim resumes. */
         s->last_reclaim_usec = 0;
+        s->in_flight_reclaims = false;
         if (!s->policy_size)
                 return 0;
         struct policy_state ps;
         policy_load(s, &ps);
         policy_note_stall(&cg->policy, &ps, now_usec);
         s = policy_store(cg, &ps); /* the same size: it stays in place */
-        return ps.cold_age_usec;
+        /* T is the tiering controller's; Mode=pressure steps by PSI and has none to report. */
+        return cg->policy.mode == POLICY_MODE_ACTIVE ? ps.cold_age_usec : 0;
 }

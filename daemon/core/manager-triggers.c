@@ -36,17 +36,21 @@ static unsigned stop_cgroup(struct manager *m, struct cgroup *cg, uint64_t now_u
 static void on_cgroup_stall(struct pressure_trigger *t, uint64_t now_usec, void *userdata) {
         struct manager *m = userdata;
         struct cgroup *cg = NULL;
+        uint64_t stall = pressure_trigger_stall_usec(t);
         /* Found by its trigger: a firing is rare, and the cgroup keeps no pointer back. */
         for (size_t i = 0; i < m->n_cgroups && !cg; i++)
                 if (m->cgroups[i]->trigger == t)
                         cg = m->cgroups[i];
         if (!cg)
                 return;
+        /* It did its work: reclaim there is stopped until a decision resumes it, and the
+         * kernel would fire again every window while the stall lasts. */
+        pressure_trigger_disarm(&cg->trigger);
         char sb[32], wb[32];
         char why[96];
         snprintf(why, sizeof why, "memory pressure (tasks stalled %s within %s)",
-                 format_duration(sb, sizeof sb, pressure_trigger_stall_usec(t)),
-                 format_duration(wb, sizeof wb, m->trigger_window_usec));
+                 format_duration(sb, sizeof sb, stall), format_duration(wb, sizeof wb,
+                                                                      m->trigger_window_usec));
         stop_cgroup(m, cg, now_usec, why);
 }
 

@@ -72,9 +72,10 @@ int dump_format(FILE *f, const struct daemon_stats *d, const struct control_snap
                         fprintf(f, "        Last reclaim write: ended at %.3fs (monotonic)\n",
                                 (double) s->last_write_usec / 1e6);
                 if (s->pressure_stops > 0)
-                        fprintf(f, "        Pressure stops: %u (%u write job%s stopped), last at "
-                                "%.3fs (monotonic)\n", s->pressure_stops, s->stopped_jobs,
-                                s->stopped_jobs == 1 ? "" : "s",
+                        fprintf(f, "        Pressure stops: %u (%u write job%s stopped), first at "
+                                "%.3fs, last at %.3fs (monotonic)\n", s->pressure_stops,
+                                s->stopped_jobs, s->stopped_jobs == 1 ? "" : "s",
+                                (double) s->first_stop_usec / 1e6,
                                 (double) s->last_stop_usec / 1e6);
         }
         return ferror(f) ? -EIO : 0;

@@ -3,6 +3,8 @@
  * grows by at least --min microseconds over its value at start, then prints
  *   event=stall mono_us=<CLOCK_MONOTONIC of the read that saw it> stall_us=<growth>
  *         pgsteal_proactive=<memory.stat's, at that moment>
+ * then, when the growth reaches --threshold microseconds (the daemon's trigger threshold),
+ *   event=threshold mono_us=<...> stall_us=<growth>
  * and keeps reading until --duration seconds have passed (or SIGTERM), printing at the end
  *   event=final stall_us=<growth since start> pgsteal_proactive=<...>
  * Scenarios compare mono_us with what the daemon reports (mglructl dump: times on
@@ -23,6 +25,7 @@ static void usage(FILE *f)
 		"usage: psi-watch [options] CGROUP-DIR\n"
 		"  -p, --poll US       microseconds between reads (default 2000)\n"
 		"  -m, --min US        stall growth that counts (default 1)\n"
+		"  -t, --threshold US  stall growth to note as well (default 10000)\n"
 		"  -d, --duration S    seconds to watch (default 60)\n"
 		"  -h, --help\n");
 }
@@ -60,17 +63,19 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "poll", required_argument, NULL, 'p' },
 		{ "min", required_argument, NULL, 'm' },
+		{ "threshold", required_argument, NULL, 't' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	uint64_t poll_us = 2000, min_us = 1, duration = 60;
+	uint64_t poll_us = 2000, min_us = 1, threshold_us = 10000, duration = 60;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "p:m:d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:m:t:d:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': poll_us = wl_parse_u64("--poll", optarg); break;
 		case 'm': min_us = wl_parse_u64("--min", optarg); break;
+		case 't': threshold_us = wl_parse_u64("--threshold", optarg); break;
 		case 'd': duration = wl_parse_u64("--duration", optarg); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -90,7 +95,7 @@ int main(int argc, char **argv)
 		wl_die(errno, "%s/memory.pressure or memory.stat", argv[optind]);
 
 	uint64_t t0 = some_total(pfd), end_ns = wl_now_ns() + duration * 1000000000ull;
-	bool seen = false;
+	bool seen = false, crossed = false;
 	printf("event=start stall_us=%llu\n", (unsigned long long) t0);
 	fflush(stdout);
 	while (!wl_stop && wl_now_ns() < end_ns) {
@@ -100,6 +105,12 @@ int main(int argc, char **argv)
 			printf("event=stall mono_us=%llu stall_us=%llu pgsteal_proactive=%llu\n",
 			       (unsigned long long) (now_ns / 1000), (unsigned long long) (t - t0),
 			       (unsigned long long) pgsteal_proactive(sfd));
+			fflush(stdout);
+		}
+		if (seen && !crossed && t - t0 >= threshold_us) {
+			crossed = true;
+			printf("event=threshold mono_us=%llu stall_us=%llu\n",
+			       (unsigned long long) (now_ns / 1000), (unsigned long long) (t - t0));
 			fflush(stdout);
 		}
 		usleep((useconds_t) poll_us);

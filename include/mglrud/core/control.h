@@ -44,7 +44,8 @@ struct control_snapshot {
         bool paused;               /* paused for this cgroup (not counting a daemon-wide pause) */
         uint32_t pressure_stops;   /* pressure triggers that stopped reclaim here, cumulative */
         uint32_t stopped_jobs;     /* writes jobs they cancelled or cut short, cumulative */
-        uint64_t last_stop_usec;   /* CLOCK_MONOTONIC of the last stop, 0: none */
+        uint64_t first_stop_usec;  /* CLOCK_MONOTONIC of the first stop, 0: none ... */
+        uint64_t last_stop_usec;   /* ... and of the last */
         uint64_t last_write_usec;  /* ... of the end of the last job that evicted or reclaimed */
         char overrides[_POLICY_KEY_MAX][64]; /* runtime overrides, "MaxStep=32M", in key order */
         size_t n_overrides;
@@ -112,5 +113,6 @@ bool control_cgroup_reclaiming(const struct cgroup *cg, uint64_t now_usec, uint6
 
 /* Records that cg's pressure trigger fired at now_usec and n_stopped of its write jobs were
  * cancelled or cut short (actuator_stop_cgroup()): T goes up and the next decision reclaims
- * nothing (policy_note_stall()). Returns the new T (0 before the first decision). */
+ * nothing (policy_note_stall()). Returns the new T (0 before the first decision, and with
+ * Mode=pressure, which has no T). */
 uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigned n_stopped);

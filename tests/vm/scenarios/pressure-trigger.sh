@@ -1,12 +1,13 @@
 # pressure-trigger: how long mglrud's reclaim goes on after the first stalled task, with and
-# without PSI triggers (PressureTriggers=). A 150 MiB cgroup whose 120 MiB hot set is written
-# all the time; mglrud in Mode=pressure with a reclaim step that overshoots (60% of
-# memory.current, in 4 MiB chunks to zram): once the cold pages are gone it evicts hot ones, the
-# workload refaults them and stalls. psi-watch notes on CLOCK_MONOTONIC when the cgroup's "some"
-# total first grows after the reclaim began; mglructl dump says when mglrud stopped (the trigger)
-# and when its last reclaim write ended. Phase 1 runs without triggers (the cycle's average
-# decides), phase 2 with them, each on a fresh cgroup. Asserts that with triggers the stop
-# comes within 1 s of the first stall. Args: MGLRUD_ARG_interval (default 10s).
+# without PSI triggers (PressureTriggers=). A cgroup (memory.max 200M) holds 100 MiB of cold
+# anon memory and a small hot set; mglrud in Mode=pressure reclaims 60% of memory.current per
+# cycle, in 4 MiB chunks to zram (seconds of writes under emulation). While that runs, a second
+# process in the cgroup allocates 150 MiB at once: the cgroup hits memory.max and its tasks
+# stall in reclaim. psi-watch notes on CLOCK_MONOTONIC when the cgroup's "some" total first
+# grows after the burst began; mglructl dump says when mglrud stopped (the trigger) and when its
+# last reclaim write ended. Phase 1 runs without triggers (the cycle's average decides), phase 2
+# with them, each on a fresh cgroup. Asserts that with triggers the stop comes within 1 s of the
+# first stall. Args: MGLRUD_ARG_interval (default 10s).
 need_bin mglrud
 need_bin mglructl
 need_bin psi-watch
@@ -19,7 +20,7 @@ ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%d", (a - b) * 1000 }'; }
 phase() {
 	local name="$1" trig="$2" cg="trig.slice/$1" conf="/tmp/$1.conf"
 	cg_create "$cg" 200M
-	run_anon_tiers "$cg" "/tmp/$name-wl.log" 90 --cold 24 --warm 0 --hot 120 --duration 0 --report 5
+	run_anon_tiers "$cg" "/tmp/$name-wl.log" 90 --cold 100 --warm 0 --hot 8 --duration 0 --report 5
 	local wl=$WL_PID
 	cat > "$conf" <<EOC
 [Daemon]
@@ -36,34 +37,42 @@ EOC
 	steal0=$(cg_stat "$cg" pgsteal_proactive)
 	mglrud --cgroup-root /sys/fs/cgroup --config "$conf" --log-level info > "/tmp/$name-mglrud.log" 2>&1 &
 	local d=$!
-	# The reclaim begins at the second cycle (the first has no rates).
+	# The reclaim begins at the second cycle (the first has no rates); the TMO step shrinks with
+	# the PSI of the cycle before (the workload's own start), so wait for a big one: 8 MiB in.
 	local i=0
-	while [ "$(cg_stat "$cg" pgsteal_proactive)" = "$steal0" ] && [ $i -lt 400 ]; do
+	while [ "$(cg_stat "$cg" pgsteal_proactive)" -lt $((steal0 + 2048)) ] && [ $i -lt 800 ]; do
 		sleep 0.05; i=$((i + 1))
 	done
-	[ "$(cg_stat "$cg" pgsteal_proactive)" != "$steal0" ] || fail "$name: no reclaim within 20 s"
+	[ "$(cg_stat "$cg" pgsteal_proactive)" -ge $((steal0 + 2048)) ] || fail "$name: no 8 MiB reclaim within 40 s"
+	# The burst: 150 MiB more than memory.max has room for.
 	psi-watch --poll 2000 --duration 40 "$CG_ROOT/$cg" > "/tmp/$name-psi.log" 2>&1 &
 	local pw=$!
-	wait_event "/tmp/$name-psi.log" stall 30 || fail "$name: the workload never stalled"
+	wait_event "/tmp/$name-psi.log" start 10 || fail "$name: psi-watch did not start"
+	cg_run "$cg" "/tmp/$name-burst.log" anon-tiers --cold 150 --warm 0 --hot 0 --duration 0
+	local burst=$WL_PID
+	wait_event "/tmp/$name-psi.log" stall 30 || fail "$name: the burst never stalled"
 	# Long enough for the whole job without triggers (22 chunks) and a cycle after it.
 	sleep 25
 	ctl dump > "/tmp/$name-dump.txt" 2>&1 || fail "$name: mglructl dump"
 	kill "$pw" 2>/dev/null; wait "$pw"
 	kill -TERM "$d"; wait "$d"
-	kill "$wl" 2>/dev/null; wait "$wl" 2>/dev/null
+	kill "$wl" "$burst" 2>/dev/null; wait "$wl" "$burst" 2>/dev/null
 	STALL_S=$(awk -v u="$(event_get "/tmp/$name-psi.log" stall mono_us)" 'BEGIN { printf "%.3f", u / 1e6 }')
+	THRESH_S=$(awk -v u="$(event_get "/tmp/$name-psi.log" threshold mono_us)" 'BEGIN { if (u) printf "%.3f", u / 1e6 }')
 	STEAL_AT_STALL=$(event_get "/tmp/$name-psi.log" stall pgsteal_proactive)
 	STEAL_END=$(event_get "/tmp/$name-psi.log" final pgsteal_proactive)
 	WRITE_END_S=$(sed -n 's/.*Last reclaim write: ended at \([0-9.]*\)s.*/\1/p' "/tmp/$name-dump.txt" | head -n 1)
-	STOP_S=$(sed -n 's/.*Pressure stops: .* last at \([0-9.]*\)s.*/\1/p' "/tmp/$name-dump.txt" | head -n 1)
+	STOP_S=$(sed -n 's/.*Pressure stops: .* first at \([0-9.]*\)s.*/\1/p' "/tmp/$name-dump.txt" | head -n 1)
 	result_file "$name-mglrud.log" "/tmp/$name-mglrud.log"
 	result_file "$name-dump.txt" "/tmp/$name-dump.txt"
 	result "${name}_first_stall_s" "$STALL_S"
+	result "${name}_stall_10ms_s" "${THRESH_S:-never}"
 	result "${name}_stop_s" "${STOP_S:-none}"
 	result "${name}_last_write_end_s" "${WRITE_END_S:-none}"
 	result "${name}_reclaimed_after_stall_mib" "$(mib $(( (STEAL_END - STEAL_AT_STALL) * 4096 )))"
 	result "${name}_stall_total_ms" "$(( $(event_get "/tmp/$name-psi.log" final stall_us) / 1000 ))"
 	[ -n "$STOP_S" ] && result "${name}_stop_after_stall_ms" "$(ms "$STOP_S" "$STALL_S")"
+	[ -n "$STOP_S" ] && [ -n "$THRESH_S" ] && result "${name}_stop_after_10ms_ms" "$(ms "$STOP_S" "$THRESH_S")"
 	[ -n "$WRITE_END_S" ] && result "${name}_writes_after_stall_ms" "$(ms "$WRITE_END_S" "$STALL_S")"
 	rmdir "$CG_ROOT/$cg" 2>/dev/null
 }
