@@ -17,7 +17,8 @@ packages=(meson ninja-build gcc pkg-config libsystemd-dev libcgroup-dev libinih-
           systemd qemu-system-x86 qemu-utils busybox-static e2fsprogs xz-utils cpio kmod
           valgrind tmux strace groff-base util-linux clang libclang-rt-14-dev bpftool libbpf-dev
           libjson-c-dev python3-yaml python3-kubernetes yamllint
-          dpkg-dev debhelper fakeroot lintian debootstrap)
+          dpkg-dev debhelper fakeroot lintian debootstrap
+          chromium) # chromium: the mglructl-report test renders the picture in a real browser
 
 die() { echo "bootstrap: $*" >&2; exit 1; }
 

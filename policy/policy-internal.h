@@ -115,6 +115,11 @@ uint64_t tiering_gen_idle_usec(const struct lrugen_lruvec *v, unsigned i,
                                const struct policy_lruvec_state *slot, uint64_t now_usec);
 /* Raises T by POLICY_T_RAISE, within MaxColdAge. Returns true when T went up. */
 bool tiering_raise_t(const struct policy *p, struct policy_state *s);
+/* Returns the index of the youngest evictable generation of v (never the two youngest) in the
+ * prefix idle for at least t (-1 if none); *ret_pages gets the type's pages in generations
+ * 0..index. */
+int tiering_cold_prefix(const struct lrugen_lruvec *v, const struct policy_lruvec_state *slot,
+                        uint64_t now_usec, int type, uint64_t t, uint64_t *ret_pages);
 void tiering_adapt(const struct policy *p, struct policy_state *s, const struct policy_rates *r,
                    const struct cgroup_sample *cur, uint64_t page_size, uint32_t *flags);
 void stream_update(struct policy_state *s, const struct policy_rates *r,

@@ -19,6 +19,7 @@
 #include "mglrud/core/manager.h"
 #include "bus-guard.h"
 #include "mglrud/interfaces/dump.h"
+#include "mglrud/interfaces/idle-report.h"
 #include "mglrud/interfaces/metrics.h"
 #include "mglrud/interfaces/report.h"
 #include "mglrud/shared/log.h"
@@ -319,6 +320,101 @@ static int method_advise(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }
 
+/* Appends one IdleProfile() entry: (path, fields, rows); see bus-protocol.h. */
+static int append_idle(sd_bus_message *reply, const char *path, const struct idle_table *t,
+                       const struct control_snapshot *s, uint64_t read_ago_usec) {
+        int r;
+        if ((r = sd_bus_message_open_container(reply, 'r', "sa{sv}a(tttud)")) < 0 ||
+            (r = sd_bus_message_append(reply, "s", path)) < 0 ||
+            (r = sd_bus_message_open_container(reply, 'a', "{sv}")) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "Kind", "s", s ? "cgroup" : "host")) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "HasReading", "b", (int) !t->unread)) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "HasLruGen", "b", (int) t->has_lrugen)) < 0 ||
+            (r = APPEND_T("ReadAgoUSec", read_ago_usec)) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "HasLruLists", "b",
+                                       (int) t->has_lru_lists)) < 0)
+                return r;
+        if (t->has_lru_lists &&
+            ((r = APPEND_T("ActiveAnonBytes", t->active[0])) < 0 ||
+             (r = APPEND_T("InactiveAnonBytes", t->inactive[0])) < 0 ||
+             (r = APPEND_T("ActiveFileBytes", t->active[1])) < 0 ||
+             (r = APPEND_T("InactiveFileBytes", t->inactive[1])) < 0))
+                return r;
+        if (t->has_lrugen &&
+            ((r = APPEND_T("Lruvecs", t->n_lruvecs)) < 0 ||
+             (r = APPEND_T("HorizonUSec", t->horizon_usec)) < 0 ||
+             (r = APPEND_T("AgedMinUSec", t->aged_min_usec)) < 0 ||
+             (r = APPEND_T("AgedMaxUSec", t->aged_max_usec)) < 0 ||
+             (r = APPEND_T("TotalAnonBytes", t->total[0])) < 0 ||
+             (r = APPEND_T("TotalFileBytes", t->total[1])) < 0 ||
+             (r = APPEND_T("HotAnonBytes", t->hot[0])) < 0 ||
+             (r = APPEND_T("HotFileBytes", t->hot[1])) < 0 ||
+             (r = APPEND_T("ReaccessUSec", t->reaccess_usec)) < 0 ||
+             (r = APPEND_T("ReaccessPendingUSec", t->reaccess_pending_usec)) < 0))
+                return r;
+        if (s &&
+            ((r = sd_bus_message_append(reply, "{sv}", "Mode", "s", s->mode)) < 0 ||
+             (r = sd_bus_message_append(reply, "{sv}", "Policy", "s", t->policy)) < 0 ||
+             (r = APPEND_T("ColdAgeUSec", s->cold_age_usec)) < 0 ||
+             (r = APPEND_T("MinColdAgeUSec", s->min_cold_age_usec)) < 0 ||
+             (r = APPEND_T("MaxColdAgeUSec", s->max_cold_age_usec)) < 0))
+                return r;
+        for (size_t i = 0; i < t->n_forecasts; i++) {
+                const struct idle_table_forecast *x = &t->forecasts[i];
+                char k[4][64];
+                snprintf(k[0], sizeof k[0], "Forecast%sUSec", x->name);
+                snprintf(k[1], sizeof k[1], "Forecast%sAnonBytes", x->name);
+                snprintf(k[2], sizeof k[2], "Forecast%sFileBytes", x->name);
+                snprintf(k[3], sizeof k[3], "Forecast%sFlags", x->name);
+                if ((r = APPEND_T(k[0], x->threshold_usec)) < 0 ||
+                    (r = APPEND_T(k[1], x->bytes[0])) < 0 ||
+                    (r = APPEND_T(k[2], x->bytes[1])) < 0 || (r = APPEND_T(k[3], x->flags)) < 0)
+                        return r;
+        }
+        if ((r = sd_bus_message_close_container(reply)) < 0 ||
+            (r = sd_bus_message_open_container(reply, 'a', "(tttud)")) < 0)
+                return r;
+        for (size_t i = 0; i < t->n_rows; i++) {
+                const struct idle_table_row *w = &t->rows[i];
+                if ((r = sd_bus_message_append(reply, "(tttud)", w->idle_usec, w->bytes[0],
+                                               w->bytes[1], (uint32_t) w->flags, w->reaccess)) < 0)
+                        return r;
+        }
+        if ((r = sd_bus_message_close_container(reply)) < 0)
+                return r;
+        return sd_bus_message_close_container(reply);
+}
+
+static int method_idle_profile(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct bus_server *b = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_free_ struct control_snapshot *snaps = NULL;
+        struct daemon_stats d;
+        struct idle_table t;
+        char policy[256];
+        size_t n;
+        uint64_t now = now_monotonic_usec();
+        const struct host_idle *h = &b->m->host_idle;
+        int r = manager_snapshots(b->m, &d, &snaps, &n);
+        if (r < 0)
+                return r;
+        if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
+            (r = sd_bus_message_open_container(reply, 'a', "(sa{sv}a(tttud))")) < 0)
+                return r;
+        idle_table_from_host(h, &t);
+        r = append_idle(reply, "", &t, NULL,
+                        h->read_usec && now > h->read_usec ? now - h->read_usec : 0);
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                uint64_t read_usec = snaps[i].idle_lists.read_usec;
+                idle_table_from_snapshot(&snaps[i], &t, policy, sizeof policy);
+                r = append_idle(reply, snaps[i].path, &t, &snaps[i],
+                                read_usec && now > read_usec ? now - read_usec : 0);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
 static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         struct bus_server *b = userdata;
         const char *path, *key, *value, *reason = NULL;
@@ -365,6 +461,8 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD("Pause", "s", "", method_pause, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Resume", "s", "", method_resume, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Advise", "", "a(ss)", method_advise, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("IdleProfile", "", "a(sa{sv}a(tttud))", method_idle_profile,
+                      SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Set", "sss", "", method_set, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END
 };

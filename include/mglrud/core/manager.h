@@ -19,6 +19,7 @@
 #include "mglrud/kernel/lrugen.h"
 #include "mglrud/kernel/memcg.h"
 #include "mglrud/kernel/psi.h"
+#include "mglrud/policy/idle-profile.h"
 #include "mglrud/policy/policy.h"
 #include "mglrud/shared/fileio.h"
 
@@ -45,6 +46,16 @@ struct manager_caps {
         struct kernel_caps kernel; /* what the policy gets (writes, swappiness, swap, page size) */
         bool lrugen_read;          /* lru_gen or lru_gen_full readable */
         bool lrugen_full;          /* reading lru_gen_full (tier counters available) */
+};
+
+/* The host's idle-age profile, over every memcg's lruvecs in lru_gen (docs/design.md,
+ * "Idle-age profile"), and /proc/meminfo's LRU lists for a kernel without lru_gen. */
+struct host_idle {
+        bool has_profile;
+        struct idle_profile profile;
+        bool has_lists;
+        uint64_t active[_LRUGEN_NR_TYPES], inactive[_LRUGEN_NR_TYPES];
+        uint64_t read_usec;         /* CLOCK_MONOTONIC of the reading; 0: none yet */
 };
 
 struct manager {
@@ -88,6 +99,7 @@ struct manager {
         struct control_scratch scratch; /* working memory each cycle reuses for every cgroup */
         struct streams *streams;    /* one-shot stream protection; NULL without BPF */
         bool streams_tried;         /* streams_open() was attempted (and reported) */
+        struct host_idle host_idle; /* the host's idle-age profile, updated each cycle */
 
         sd_event *event;            /* the loop (NULL: --once): where PSI triggers wait */
         struct pressure_trigger *host_trigger; /* /proc/pressure/memory, manager-triggers.c */
@@ -106,6 +118,7 @@ struct daemon_stats {
         bool paused_all;
         struct actuator_stats actuation;
         uint64_t pressure_stops;  /* cgroups whose reclaim a pressure trigger stopped */
+        const struct host_idle *host_idle;
 };
 
 /* Initializes m with defaults and the overrides; nothing is opened yet. Reports go nowhere
