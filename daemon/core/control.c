@@ -76,6 +76,8 @@ struct control_state {
         bool reclaim_denied_logged;    /* note_reclaim_denied() said it */
         bool in_flight;                /* a job with this cgroup's writes is queued or running */
         bool in_flight_reclaims;       /* ... and it evicts or reclaims (not ageing only) */
+        bool in_flight_stopped;        /* ... and a pressure trigger stopped it: its chunk in
+                                        * flight still ends as the last write */
         unsigned char policy[];        /* the first policy_size bytes of a struct policy_state,
                                         * then the idle-age state at idle_offset() */
 };
@@ -532,6 +534,7 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
         baseline_take(&cur->stat, &s->before);
         s->in_flight = true;
         s->in_flight_token = j->token;
+        s->in_flight_stopped = false;
         s->in_flight_reclaims = !advise_ageing && !in->dry_run &&
                                 d->planned_bytes[LRUGEN_ANON] + d->planned_bytes[LRUGEN_FILE] > 0;
         if (s->in_flight_reclaims)
@@ -788,7 +791,7 @@ bool control_cgroup_reclaiming(const struct cgroup *cg, uint64_t now_usec, uint6
         const struct control_state *s = cg->userdata;
         if (!s)
                 return false;
-        if (s->in_flight && s->in_flight_reclaims)
+        if (s->in_flight && s->in_flight_reclaims && !s->in_flight_stopped)
                 return true;
         return s->last_reclaim_usec > 0 && now_usec - s->last_reclaim_usec <= grace_usec;
 }
@@ -803,9 +806,10 @@ uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigne
                 s->first_stop_usec = now_usec;
         s->last_stop_usec = now_usec;
         /* Nothing counts as reclaiming until a decision submits again (the job being stopped
-         * included): the trigger is re-armed when reclaim resumes. */
+         * included): the trigger is re-armed when reclaim resumes. That job's end is still the
+         * last write (its chunk in flight goes on), so it stays in_flight_reclaims. */
         s->last_reclaim_usec = 0;
-        s->in_flight_reclaims = false;
+        s->in_flight_stopped = s->in_flight;
         if (!s->policy_size)
                 return 0;
         struct policy_state ps;

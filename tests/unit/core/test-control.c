@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The actuation path and the completions: a completion that is not the one the cgroup's state
- * waits for is dropped; actuator_set_dry_run() stops the writes of jobs already queued; drop
+ * waits for is dropped; a pressure stop during a job keeps the job's end as the last write;
+ * actuator_set_dry_run() stops the writes of jobs already queued; drop
  * jobs go before queued decisions. */
 #include <errno.h>
 #include <fcntl.h>
@@ -101,6 +102,76 @@ static void test_stale_completion_ignored(void **state) {
         assert_int_equal(snap.actions, 1);
         assert_int_equal(snap.reclaimed_bytes[LRUGEN_ANON], 8192);
         assert_int_equal(snap.reclaimed_bytes[LRUGEN_FILE], 0);
+
+        actuator_free(act);
+        control_cgroup_free(cg);
+        cgroup_free(cg);
+        close(dirfd);
+        char cmd[64];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+}
+
+/* A pressure trigger stops a cgroup while its reclaim job is in flight: the cgroup stops
+ * counting as reclaiming (its trigger is disarmed until a decision submits again), the stop is
+ * recorded, and the job's end, when its last chunk returns, is still the last reclaim write
+ * (mglructl dump's "Last reclaim write", which the VM scenario compares with the stall). */
+static void test_stall_during_job(void **state) {
+        captured = NULL; /* the job an earlier test captured is freed */
+        char dir[] = "/tmp/mglrud-test-control.XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        char cgdir[sizeof dir + 4];
+        snprintf(cgdir, sizeof cgdir, "%s/cg", dir);
+        assert_int_equal(mkdir(cgdir, 0755), 0);
+        int dirfd = open(cgdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(dirfd >= 0);
+        write_at(dirfd, "memory.stat", "anon 536870912\nfile 536870912\npgsteal_proactive 0\n");
+        write_at(dirfd, "memory.current", "1073741824\n");
+        write_at(dirfd, "memory.reclaim", "");
+        struct stat st;
+        assert_int_equal(fstat(dirfd, &st), 0);
+
+        struct cgroup *cg;
+        assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &cg), 0);
+        policy_init_defaults(&cg->policy);
+        cg->policy.mode = POLICY_MODE_PRESSURE;
+
+        struct actuator *act;
+        assert_int_equal(actuator_new(NULL, capture_job, NULL, &act), 0);
+        struct kernel_caps caps = { .page_size = 4096, .reclaim_swappiness = true };
+        struct report_sink report = {};
+        struct cycle_input in = { .now_usec = 1000000, .caps = &caps, .lrugen_write_fd = -1,
+                                  .report = &report };
+        const uint64_t grace = 20000000;
+        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
+        assert_false(control_cgroup_reclaiming(cg, in.now_usec, grace));
+        in.now_usec += 2000000;
+        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
+        struct actuator_job *job = captured;
+        captured = NULL;
+        assert_non_null(job);
+        assert_true(job->asked_bytes > 0);
+        assert_true(control_cgroup_reclaiming(cg, in.now_usec + 1, grace));
+
+        /* The trigger fires 500 ms into the job. */
+        uint64_t stop = in.now_usec + 500000;
+        control_cgroup_note_stall(cg, stop, 1);
+        assert_false(control_cgroup_reclaiming(cg, stop, grace));
+        struct control_snapshot snap;
+        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        assert_int_equal(snap.pressure_stops, 1);
+        assert_int_equal(snap.stopped_jobs, 1);
+        assert_int_equal(snap.first_stop_usec, stop);
+        assert_int_equal(snap.last_write_usec, 0);
+
+        /* Its chunk in flight returns 300 ms later: that is the last write. */
+        write_at(dirfd, "memory.stat", "anon 532676608\nfile 536870912\npgsteal_proactive 1024\n");
+        job->finished_usec = stop + 300000;
+        control_job_done(cg, job, &report);
+        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        assert_int_equal(snap.last_write_usec, stop + 300000);
+        assert_int_equal(snap.actions, 1);
+        assert_false(control_cgroup_reclaiming(cg, stop + 300000, grace));
 
         actuator_free(act);
         control_cgroup_free(cg);
@@ -327,6 +398,7 @@ static void test_actuator_stop_cgroup(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_stale_completion_ignored),
+                cmocka_unit_test(test_stall_during_job),
                 cmocka_unit_test(test_actuator_dry_run_switch),
                 cmocka_unit_test(test_actuator_stop_cgroup),
                 cmocka_unit_test(test_actuator_cancel),

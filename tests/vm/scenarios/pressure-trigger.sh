@@ -7,11 +7,15 @@
 # grows after the burst began; mglructl dump says when mglrud stopped (the trigger) and when its
 # last reclaim write ended. Phase 1 runs without triggers (the cycle's average decides), phase 2
 # with them, each on a fresh cgroup. Asserts that with triggers the stop comes within 1 s of the
-# first stall. Args: MGLRUD_ARG_interval (default 10s).
+# first stall, and that each burst came while a reclaim job was writing (its last write ends
+# after the first stall), else the scenario measured nothing. Args: MGLRUD_ARG_interval (default
+# 10s); MGLRUD_ARG_on_triggers (default yes): PressureTriggers= of phase 2, "no" shows that
+# the scenario fails without triggers.
 need_bin mglrud
 need_bin mglructl
 need_bin psi-watch
 IVL="${MGLRUD_ARG_interval:-10s}"
+ON_TRIGGERS="${MGLRUD_ARG_on_triggers:-yes}"
 ctl() { timeout 30 mglructl "$@"; }
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%d", (a - b) * 1000 }'; }
@@ -74,14 +78,17 @@ EOC
 	[ -n "$STOP_S" ] && result "${name}_stop_after_stall_ms" "$(ms "$STOP_S" "$STALL_S")"
 	[ -n "$STOP_S" ] && [ -n "$THRESH_S" ] && result "${name}_stop_after_10ms_ms" "$(ms "$STOP_S" "$THRESH_S")"
 	[ -n "$WRITE_END_S" ] && result "${name}_writes_after_stall_ms" "$(ms "$WRITE_END_S" "$STALL_S")"
+	[ -n "$WRITE_END_S" ] && [ -n "$STOP_S" ] && result "${name}_writes_after_stop_ms" "$(ms "$WRITE_END_S" "$STOP_S")"
 	rmdir "$CG_ROOT/$cg" 2>/dev/null
 }
 
 phase off no
 off_writes=$(ms "${WRITE_END_S:-$STALL_S}" "$STALL_S") off_after=$((STEAL_END - STEAL_AT_STALL))
-phase on yes
+[ "$off_writes" -gt 0 ] || fail "without triggers: no reclaim write after the first stall (the burst came when none was in flight)"
+phase on "$ON_TRIGGERS"
 [ -n "$STOP_S" ] || fail "with triggers: no pressure stop in the dump (see on-dump.txt)"
-on_stop=$(ms "$STOP_S" "$STALL_S") on_writes=$(ms "$WRITE_END_S" "$STALL_S")
+on_stop=$(ms "$STOP_S" "$STALL_S") on_writes=$(ms "${WRITE_END_S:-0}" "$STALL_S")
+[ "$on_writes" -gt 0 ] || fail "with triggers: the last reclaim write ended before the first stall: no reclaim was in flight to stop"
 on_after=$((STEAL_END - STEAL_AT_STALL))
 grep -q 'memory pressure (tasks stalled' /tmp/on-mglrud.log || fail "no stop line in the log"
 grep -q 'Pressure stops' /tmp/off-dump.txt && fail "PressureTriggers=no stopped anyway"
