@@ -3,8 +3,8 @@
 # anon memory and a small hot set; mglrud in Mode=pressure reclaims 60% of memory.current per
 # cycle, in 4 MiB chunks to zram (seconds of writes under emulation). While that runs, a second
 # process in the cgroup allocates 160 MiB more than memory.max has room for: the cgroup hits
-# it and its tasks stall in reclaim. psi-watch notes on CLOCK_MONOTONIC when the cgroup's "some" total first
-# grows after the burst began; mglructl dump says when mglrud stopped (the trigger) and when its
+# it and its tasks stall in reclaim. psi-watch notes on CLOCK_MONOTONIC when the cgroup's
+# "some" total first grows after the burst began; mglructl dump says when mglrud stopped (the trigger) and when its
 # last reclaim write ended. Phase 1 runs without triggers (the cycle's average decides), phase 2
 # with them, each on a fresh cgroup. Asserts that with triggers the stop comes within 1 s of the
 # first stall, and that each burst came while a reclaim job was writing (its last write ends
