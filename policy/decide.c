@@ -57,6 +57,14 @@ void policy_note_error(struct policy_state *s, uint64_t now_usec) {
         s->last_error_usec = now_usec;
 }
 
+void policy_note_stall(const struct policy *p, struct policy_state *s, uint64_t now_usec) {
+        s->stall_hold = 1;
+        s->quiet_cycles = 0;
+        s->quiet_since_usec = now_usec;
+        tiering_raise_t(p, s);
+        s->raise_hold = POLICY_RAISE_HOLD_CYCLES;
+}
+
 static int validate_sample(const struct cgroup_sample *c) {
         if (c->n_lruvecs > 0 && !c->lruvecs)
                 return -EINVAL;
@@ -188,6 +196,12 @@ int policy_decide(const struct policy *p, const struct kernel_caps *caps,
                 goto finish;
         }
 
+        if (s.stall_hold > 0) {
+                /* A pressure trigger fired since the last decision (policy_note_stall()). */
+                s.stall_hold--;
+                reason = DECISION_NONE_PRESSURE;
+                goto finish;
+        }
         if (r.has_psi_some && r.psi_some > p->pressure_target) {
                 reason = DECISION_NONE_PRESSURE;
                 goto finish;

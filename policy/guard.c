@@ -119,3 +119,13 @@ bool policy_host_guard(const struct host_sample *host_prev, const struct host_sa
                 return true;
         return false;
 }
+
+uint64_t policy_trigger_stall_usec(double target, uint64_t interval_usec, uint64_t window_usec) {
+        double stall = target * (double) interval_usec;
+        double most = (double) (window_usec / 2);
+        if (!(stall >= POLICY_TRIGGER_MIN_STALL_USEC)) /* NaN too */
+                stall = POLICY_TRIGGER_MIN_STALL_USEC;
+        if (stall > most)
+                stall = most;
+        return (uint64_t) stall;
+}

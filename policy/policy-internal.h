@@ -113,6 +113,8 @@ uint64_t tiering_gen_pages(const struct lrugen_gen *g, int type);
  * referenced back into it (tiering.c: rejected_since). slot may be NULL. */
 uint64_t tiering_gen_idle_usec(const struct lrugen_lruvec *v, unsigned i,
                                const struct policy_lruvec_state *slot, uint64_t now_usec);
+/* Raises T by POLICY_T_RAISE, within MaxColdAge. Returns true when T went up. */
+bool tiering_raise_t(const struct policy *p, struct policy_state *s);
 /* Returns the index of the youngest evictable generation of v (never the two youngest) in the
  * prefix idle for at least t (-1 if none); *ret_pages gets the type's pages in generations
  * 0..index. */

@@ -140,6 +140,16 @@ void tiering_estimate(const struct policy_state *s, const struct cgroup_sample *
         }
 }
 
+bool tiering_raise_t(const struct policy *p, struct policy_state *s) {
+        double t = (double) s->cold_age_usec * POLICY_T_RAISE;
+        if (t > (double) p->max_cold_age_usec)
+                t = (double) p->max_cold_age_usec;
+        if ((uint64_t) t <= s->cold_age_usec)
+                return false;
+        s->cold_age_usec = (uint64_t) t;
+        return true;
+}
+
 void tiering_adapt(const struct policy *p, struct policy_state *s, const struct policy_rates *r,
                    const struct cgroup_sample *cur, uint64_t page_size, uint32_t *flags) {
         double ws_pages, refault_share, t;
@@ -168,13 +178,8 @@ void tiering_adapt(const struct policy *p, struct policy_state *s, const struct 
                         return;
                 }
                 s->raise_hold = POLICY_RAISE_HOLD_CYCLES;
-                t *= POLICY_T_RAISE;
-                if (t > (double) p->max_cold_age_usec)
-                        t = (double) p->max_cold_age_usec;
-                if ((uint64_t) t > s->cold_age_usec) {
-                        s->cold_age_usec = (uint64_t) t;
+                if (tiering_raise_t(p, s))
                         *flags |= DECISION_FLAG_T_RAISED;
-                }
                 if (refaulting) {
                         /* Pressure alone says nothing about reuse distances: only refaults
                          * set the floor. */

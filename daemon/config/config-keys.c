@@ -22,6 +22,7 @@ static const char *const daemon_key_names[_DAEMON_KEY_MAX] = {
         [DAEMON_KEY_HOST_PRESSURE_LIMIT] = "HostPressureLimit",
         [DAEMON_KEY_HOST_MIN_AVAILABLE] = "HostMinAvailable",
         [DAEMON_KEY_REFAULT_CHECK] = "RefaultCheck",
+        [DAEMON_KEY_PRESSURE_TRIGGERS] = "PressureTriggers",
 };
 
 
@@ -65,6 +66,7 @@ void config_init(struct config *c) {
                 .host_full_limit = CONFIG_DEFAULT_HOST_PRESSURE_LIMIT,
                 .host_min_available = CONFIG_DEFAULT_HOST_MIN_AVAILABLE,
                 .refault_check = true,
+                .pressure_triggers = true,
         };
         policy_init_defaults(&c->defaults);
 }
@@ -182,7 +184,12 @@ int config_parse_daemon_key(struct config *c, enum daemon_key k, const char *val
                 case DAEMON_KEY_HOST_MIN_AVAILABLE:
                         c->host_min_available = def.host_min_available;
                         break;
-                case DAEMON_KEY_REFAULT_CHECK: c->refault_check = def.refault_check; break;
+                case DAEMON_KEY_REFAULT_CHECK:
+                        c->refault_check = def.refault_check;
+                        break;
+                case DAEMON_KEY_PRESSURE_TRIGGERS:
+                        c->pressure_triggers = def.pressure_triggers;
+                        break;
                 default: break;
                 }
                 c->daemon_set_mask &= ~(1u << k);
@@ -242,6 +249,12 @@ int config_parse_daemon_key(struct config *c, enum daemon_key k, const char *val
                 if (r < 0)
                         return fail(ret_reason, "invalid boolean");
                 c->refault_check = r;
+                break;
+        case DAEMON_KEY_PRESSURE_TRIGGERS:
+                r = parse_boolean(value);
+                if (r < 0)
+                        return fail(ret_reason, "invalid boolean");
+                c->pressure_triggers = r;
                 break;
         case _DAEMON_KEY_MAX:
                 break;

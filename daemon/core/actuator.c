@@ -128,8 +128,13 @@ static void note_write_time(const struct actuator_job *j, const char *what, uint
                        r < 0 ? strerror(-r) : "ok");
 }
 
-static bool cancelled(const bool *cancel) {
-        return cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED);
+/* Returns true when the job must end before its next chunk: shutdown (*cancel), or a stop of
+ * its cgroup (actuator_stop_cgroup()). Marks it cancelled then. */
+static bool cancelled(struct actuator_job *j, const bool *cancel) {
+        if ((cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)) ||
+            __atomic_load_n(&j->stop, __ATOMIC_RELAXED))
+                j->cancelled = true;
+        return j->cancelled;
 }
 
 /* Notes when the write in progress began (the watchdog's measure of progress). */
@@ -160,16 +165,15 @@ static int run_lrugen_cmd(struct actuator_job *j, const struct lrugen_cmd *c, co
                 /* Repeating "- id node seq" is safe: once the generations up to seq are empty
                  * the kernel returns at once. */
                 for (uint64_t left = c->nr_pages; left > 0 && r >= 0;) {
-                        if (cancelled(cancel)) {
-                                j->cancelled = true;
+                        if (cancelled(j, cancel))
                                 break;
-                        }
                         struct lrugen_cmd chunk = *c;
                         chunk.nr_pages = MIN(left, (uint64_t) ACTUATOR_CHUNK_PAGES);
                         write_begin(j);
                         r = actuate_lrugen(j->lrugen_fd, &chunk, job_dry_run(j));
                         write_end(j);
                         left -= chunk.nr_pages;
+                        j->asked_bytes += chunk.nr_pages * j->page_size;
                 }
         }
         note_write_time(j, c->op == '+' ? "lru_gen age" : "lru_gen evict",
@@ -184,16 +188,15 @@ static int run_reclaim(struct actuator_job *j, const struct reclaim_req *req, co
         int r = 0;
 
         for (uint64_t left = req->bytes; left > 0;) {
-                if (cancelled(cancel)) {
-                        j->cancelled = true;
+                if (cancelled(j, cancel))
                         break;
-                }
                 struct reclaim_req chunk = *req;
                 chunk.bytes = MIN(left, chunk_bytes);
                 write_begin(j);
                 r = actuate_reclaim(j->dirfd, &chunk, job_dry_run(j));
                 write_end(j);
                 left -= chunk.bytes;
+                j->asked_bytes += chunk.bytes;
                 if (r < 0)
                         break;
         }
@@ -205,10 +208,8 @@ static int run_reclaim(struct actuator_job *j, const struct reclaim_req *req, co
 static void run_drops(struct actuator_job *j, const bool *cancel) {
         for (size_t i = 0; i < j->n_drops; i++) {
                 struct actuator_drop *d = &j->drops[i];
-                if (cancelled(cancel)) {
-                        j->cancelled = true;
+                if (cancelled(j, cancel))
                         break;
-                }
                 write_begin(j);
                 d->error = actuate_drop(d->fd, d->offset, d->length, job_dry_run(j));
                 write_end(j);
@@ -249,13 +250,11 @@ void actuator_run_job(struct actuator_job *j, const bool *cancel) {
                 return;
         }
 
-        for (size_t i = 0; i < j->n_cmds && !j->cancelled; i++) {
+        for (size_t i = 0; i < j->n_cmds && !cancelled(j, cancel); i++) {
                 const struct lrugen_cmd *c = &j->cmds[i];
                 if (j->advise_ageing && c->op != '+')
                         continue;
                 int r = run_lrugen_cmd(j, c, cancel);
-                if (c->op == '-')
-                        j->asked_bytes += c->nr_pages * j->page_size;
                 if (r == -EEXIST && c->op == '+')
                         continue; /* someone else (kswapd, reclaim) aged it just now */
                 if (r == -EINVAL) {
@@ -273,9 +272,8 @@ void actuator_run_job(struct actuator_job *j, const bool *cancel) {
                         log_warning_errno(r, "%s: lru_gen write failed: %m", j->path);
                 }
         }
-        for (size_t i = 0; i < d->n_reclaims && !j->advise_ageing && !j->cancelled; i++) {
+        for (size_t i = 0; i < d->n_reclaims && !j->advise_ageing && !cancelled(j, cancel); i++) {
                 int r = run_reclaim(j, &d->reclaims[i], cancel);
-                j->asked_bytes += d->reclaims[i].bytes;
                 if (r == -EAGAIN || r == -EINTR)
                         continue; /* the kernel reclaimed less than asked, or was interrupted:
                                    * what it did is measured later; the next cycle asks again */
@@ -302,6 +300,19 @@ static void count_job(struct actuator *a, const struct actuator_job *j) {
         a->stats.asked_bytes += j->asked_bytes;
 }
 
+/* Appends j to the finished jobs and wakes the event loop (under the lock). */
+static void finish_locked(struct actuator *a, struct actuator_job *j) {
+        if (a->done_tail)
+                a->done_tail->next = j;
+        else
+                a->done_head = j;
+        a->done_tail = j;
+        uint64_t one = 1;
+        if (write(a->efd, &one, sizeof one) < 0) {
+                /* Cannot happen with a non-blocking eventfd below 2^64-1. */
+        }
+}
+
 static void *worker(void *userdata) {
         struct actuator *a = userdata;
 
@@ -324,15 +335,7 @@ static void *worker(void *userdata) {
                 pthread_mutex_lock(&a->lock);
                 a->running = NULL;
                 count_job(a, j);
-                if (a->done_tail)
-                        a->done_tail->next = j;
-                else
-                        a->done_head = j;
-                a->done_tail = j;
-                uint64_t one = 1;
-                if (write(a->efd, &one, sizeof one) < 0) {
-                        /* Cannot happen with a non-blocking eventfd below 2^64-1. */
-                }
+                finish_locked(a, j);
         }
         pthread_mutex_unlock(&a->lock);
         return NULL;
@@ -457,6 +460,38 @@ unsigned actuator_cancel(struct actuator *a, uint64_t cgroup_id) {
         pthread_mutex_unlock(&a->lock);
         free_list(drop); /* closes descriptors: outside the lock */
         return n;
+}
+
+struct actuator_stopped actuator_stop_cgroup(struct actuator *a, uint64_t cgroup_id) {
+        struct actuator_stopped ret = {};
+
+        if (!a || !a->thread_started)
+                return ret; /* inline: nothing is ever queued or running between calls */
+        pthread_mutex_lock(&a->lock);
+        for (struct actuator_job **p = &a->queue_head; *p;) {
+                struct actuator_job *j = *p;
+                if (j->cgroup_id != cgroup_id || j->kind != ACTUATOR_JOB_DECISION) {
+                        p = &j->next;
+                        continue;
+                }
+                *p = j->next;
+                j->next = NULL;
+                j->cancelled = true;
+                j->finished_usec = now_monotonic_usec();
+                count_job(a, j);
+                finish_locked(a, j); /* pending drops when the loop hands it to done */
+                ret.queued++;
+        }
+        a->queue_tail = NULL;
+        for (struct actuator_job *j = a->queue_head; j; j = j->next)
+                a->queue_tail = j;
+        if (a->running && a->running->cgroup_id == cgroup_id &&
+            a->running->kind == ACTUATOR_JOB_DECISION) {
+                __atomic_store_n(&a->running->stop, true, __ATOMIC_RELAXED);
+                ret.running = true;
+        }
+        pthread_mutex_unlock(&a->lock);
+        return ret;
 }
 
 void actuator_set_dry_run(struct actuator *a, bool dry_run) {

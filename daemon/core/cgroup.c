@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mglrud/core/pressure-trigger.h"
 #include "mglrud/shared/escape.h"
 
 /* Returns the name of path (escape_path()): path itself when it needs no escaping, the common
@@ -70,6 +71,7 @@ int cgroup_set_path(struct cgroup *cg, const char *path) {
 void cgroup_free(struct cgroup *cg) {
         if (!cg)
                 return;
+        pressure_trigger_disarm(&cg->trigger);
         cgroup_files_close(&cg->files);
         free(cg->covered_ids);
         free_path_and_name(cg);

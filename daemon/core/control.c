@@ -58,6 +58,11 @@ struct control_state {
         uint64_t in_flight_token;      /* the in-flight job's token (unique for the daemon's life) */
         uint32_t actions, errors;      /* cumulative */
         uint32_t stream_files;         /* one-shot stream files dropped (or advised), cumulative */
+        uint64_t last_reclaim_usec;    /* a job that evicts or reclaims was submitted then */
+        uint64_t last_write_usec;      /* the last job that evicted or reclaimed ended then */
+        uint64_t first_stop_usec, last_stop_usec; /* pressure triggers stopped reclaim then */
+        uint32_t pressure_stops;       /* pressure triggers that fired while we reclaimed */
+        uint32_t stopped_jobs;         /* queued jobs they cancelled (+ running ones cut short) */
         uint32_t policy_size;          /* bytes in policy; 0 before the first cycle */
         uint32_t idle_size;            /* bytes of the idle-age state after it (idle_of()) */
         bool has_prev;
@@ -66,6 +71,9 @@ struct control_state {
         bool skipped;                  /* the last cycle was skipped because of a pause */
         bool reclaim_denied_logged;    /* note_reclaim_denied() said it */
         bool in_flight;                /* a job with this cgroup's writes is queued or running */
+        bool in_flight_reclaims;       /* ... and it evicts or reclaims (not ageing only) */
+        bool in_flight_stopped;        /* ... and a pressure trigger stopped it: its chunk in
+                                        * flight still ends as the last write */
         unsigned char policy[];        /* the first policy_size bytes of a struct policy_state,
                                         * then the idle-age state at idle_offset() */
 };
@@ -251,6 +259,11 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
                 refault_check_verdict_to_string(s->refault.verdict) : NULL;
         ret->own_refault_pages = s->refault.own_pages;
         ret->kernel_refault_pages = s->refault.kernel_pages;
+        ret->pressure_stops = s->pressure_stops;
+        ret->stopped_jobs = s->stopped_jobs;
+        ret->first_stop_usec = s->first_stop_usec;
+        ret->last_stop_usec = s->last_stop_usec;
+        ret->last_write_usec = s->last_write_usec;
         if (s->has_last) {
                 const struct decision_summary *d = &s->last;
                 ret->reason = decision_reason_to_string(d->reason);
@@ -466,6 +479,8 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
                 return;
         }
         s->in_flight = false;
+        if (s->in_flight_reclaims && j->asked_bytes > 0)
+                s->last_write_usec = j->finished_usec;
         if (j->vanished)
                 cg->vanished = true;
         if (j->failed > 0 && j->decision.n_reclaims > 0 &&
@@ -558,6 +573,11 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
         baseline_take(&cur->stat, j);
         s->in_flight = true;
         s->in_flight_token = j->token;
+        s->in_flight_stopped = false;
+        s->in_flight_reclaims = !advise_ageing && !in->dry_run &&
+                                d->planned_bytes[LRUGEN_ANON] + d->planned_bytes[LRUGEN_FILE] > 0;
+        if (s->in_flight_reclaims)
+                s->last_reclaim_usec = cur->now_usec;
         if (!advise_ageing) {
                 prev_take(cur, own, &s->prev);
                 s->has_prev = true;
@@ -809,4 +829,37 @@ int control_cgroup_advise(struct cgroup *cg, const struct cycle_input *in, char 
                 r = -EINVAL;
         control_scratch_done(&local);
         return r;
+}
+
+bool control_cgroup_reclaiming(const struct cgroup *cg, uint64_t now_usec, uint64_t grace_usec) {
+        const struct control_state *s = cg->userdata;
+        if (!s)
+                return false;
+        if (s->in_flight && s->in_flight_reclaims && !s->in_flight_stopped)
+                return true;
+        return s->last_reclaim_usec > 0 && now_usec - s->last_reclaim_usec <= grace_usec;
+}
+
+uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigned n_stopped) {
+        struct control_state *s = cg->userdata;
+        if (!s)
+                return 0;
+        s->pressure_stops++;
+        s->stopped_jobs += n_stopped;
+        if (!s->first_stop_usec)
+                s->first_stop_usec = now_usec;
+        s->last_stop_usec = now_usec;
+        /* Nothing counts as reclaiming until a decision submits again (the job being stopped
+         * included): the trigger is re-armed when reclaim resumes. That job's end is still the
+         * last write (its chunk in flight goes on), so it stays in_flight_reclaims. */
+        s->last_reclaim_usec = 0;
+        s->in_flight_stopped = s->in_flight;
+        if (!s->policy_size)
+                return 0;
+        struct policy_state ps;
+        policy_load(s, &ps);
+        policy_note_stall(&cg->policy, &ps, now_usec);
+        s = policy_store(cg, &ps); /* the same size: it stays in place */
+        /* T is the tiering controller's; Mode=pressure steps by PSI and has none to report. */
+        return cg->policy.mode == POLICY_MODE_ACTIVE ? ps.cold_age_usec : 0;
 }

@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "manager-probe.h"
+#include "manager-triggers.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/stream-protection.h"
 #include "mglrud/kernel/cgroup-xattr.h"
@@ -63,6 +64,7 @@ void manager_done(struct manager *m) {
         /* First stop the writer: its completions refer to cgroups by id. */
         actuator_free(m->actuator);
         m->actuator = NULL;
+        manager_triggers_done(m);
         while (m->n_cgroups > 0)
                 manager_drop_cgroup(m, m->n_cgroups - 1);
         free(m->cgroups);
@@ -188,6 +190,7 @@ int manager_start(struct manager *m, sd_event *e) {
                 return r;
         manager_open_lrugen(m);
         manager_probe(m);
+        m->event = e;
         r = actuator_new(e, manager_job_done, m, &m->actuator);
         if (r < 0)
                 return log_error_errno(r, "Cannot start the writer thread: %m");
@@ -752,6 +755,7 @@ int manager_cycle(struct manager *m, uint64_t now_usec) {
         r = streams_cycle(m->streams, &in, m->cgroups, m->n_cgroups, m->actuator);
         if (r == -ENOMEM)
                 return r;
+        manager_update_triggers(m, now_usec);
         m->cycles++;
         uint64_t end = now_monotonic_usec();
         m->last_cycle_usec = end > now_usec ? end - now_usec : 0;
@@ -794,6 +798,7 @@ int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,
                 .interval_usec = m->interval_usec,
                 .dry_run = m->dry_run,
                 .paused_all = m->paused_all,
+                .pressure_stops = m->pressure_stops,
                 .actuation = m->actuator ? actuator_get_stats(m->actuator)
                                          : (struct actuator_stats) {},
                 .host_idle = &m->host_idle,

@@ -73,6 +73,17 @@ int dump_format(FILE *f, const struct daemon_stats *d, const struct control_snap
                                 s->refault_undercount ? "; kernel undercounts (" : "",
                                 s->refault_undercount ? s->refault_undercount_sign : "",
                                 s->refault_undercount ? "): the larger is used" : "");
+                /* Times on CLOCK_MONOTONIC, in seconds: comparable with the kernel's and the
+                 * journal's monotonic stamps (how fast a trigger stopped reclaim). */
+                if (s->last_write_usec > 0)
+                        fprintf(f, "        Last reclaim write: ended at %.3fs (monotonic)\n",
+                                (double) s->last_write_usec / 1e6);
+                if (s->pressure_stops > 0)
+                        fprintf(f, "        Pressure stops: %u (%u write job%s stopped), first at "
+                                "%.3fs, last at %.3fs (monotonic)\n", s->pressure_stops,
+                                s->stopped_jobs, s->stopped_jobs == 1 ? "" : "s",
+                                (double) s->first_stop_usec / 1e6,
+                                (double) s->last_stop_usec / 1e6);
         }
         return ferror(f) ? -EIO : 0;
 }

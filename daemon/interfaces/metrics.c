@@ -285,6 +285,12 @@ int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_s
                 put_series(f, "mglrud_refault_undercount", &snaps[i], NULL);
                 fprintf(f, "%d\n", snaps[i].refault_undercount ? 1 : 0);
         }
+        put_header(f, "mglrud_pressure_stops_total", "counter",
+                   "Times a PSI trigger stopped mglrud's reclaim in the cgroup.");
+        for (size_t i = 0; i < n; i++) {
+                put_series(f, "mglrud_pressure_stops_total", &snaps[i], NULL);
+                fprintf(f, "%u\n", snaps[i].pressure_stops);
+        }
 
         put_idle(f, d, snaps, n);
 

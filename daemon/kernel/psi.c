@@ -2,7 +2,13 @@
 #include "mglrud/kernel/psi.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
+#include <unistd.h>
 
 #include "mglrud/shared/fileio.h"
 #include "mglrud/shared/macro.h"
@@ -95,4 +101,37 @@ int psi_parse(const char *buf, size_t len, struct psi *ret, unsigned *ret_bad_li
 
 int psi_read(int fd, struct psi *ret, unsigned *ret_bad_line) {
         return READ_AND_PARSE(fd, psi_parse, ret, ret_bad_line);
+}
+
+int psi_trigger_format(char *buf, size_t size, bool full, uint64_t stall_usec,
+                       uint64_t window_usec) {
+        if (window_usec < PSI_TRIGGER_MIN_WINDOW_USEC ||
+            window_usec > PSI_TRIGGER_MAX_WINDOW_USEC || stall_usec == 0 ||
+            stall_usec >= window_usec)
+                return -EINVAL;
+        int n = snprintf(buf, size, "%s %" PRIu64 " %" PRIu64, full ? "full" : "some",
+                         stall_usec, window_usec);
+        return n < 0 || (size_t) n >= size ? -EINVAL : n;
+}
+
+int psi_trigger_open(int dirfd, const char *name, bool full, uint64_t stall_usec,
+                     uint64_t window_usec) {
+        char text[64];
+        int n = psi_trigger_format(text, sizeof text, full, stall_usec, window_usec);
+        if (n < 0)
+                return n;
+        _cleanup_close_ int fd = openat(dirfd, name, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        /* Only the kernel's own files take triggers: the write would change a copy (a test tree,
+         * a file bind-mounted over the real one) and not register anything. */
+        struct statfs sfs;
+        if (fstatfs(fd, &sfs) < 0)
+                return negative_errno();
+        if (sfs.f_type != CGROUP2_SUPER_MAGIC && sfs.f_type != PROC_SUPER_MAGIC)
+                return -EOPNOTSUPP;
+        /* The kernel parses the text up to its NUL; one write registers one trigger. */
+        if (write(fd, text, (size_t) n + 1) < 0)
+                return negative_errno();
+        return TAKE_FD(fd);
 }

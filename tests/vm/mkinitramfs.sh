@@ -114,7 +114,7 @@ if [ -n "$BUILD_DIR" ]; then
 	for b in daemon/programs/mglrud daemon/programs/mglructl daemon/programs/mglrud-oci-hook \
 		 tests/workloads/anon-tiers tests/workloads/file-hot-stream \
 		 tests/workloads/mixed tests/workloads/kwrite tests/workloads/zipf-read \
-		 tests/workloads/cgroup-swarm \
+		 tests/workloads/cgroup-swarm tests/workloads/psi-watch \
 		 tests/bench/cycle-meter tests/bench/scale-reader tests/bench/mkscale-tree; do
 		if [ -x "$BUILD_DIR/$b" ] && [ -f "$BUILD_DIR/$b" ]; then
 			copy_with_libs "$BUILD_DIR/$b" /usr/bin

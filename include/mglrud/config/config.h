@@ -89,6 +89,7 @@ enum daemon_key {
         DAEMON_KEY_HOST_PRESSURE_LIMIT,
         DAEMON_KEY_HOST_MIN_AVAILABLE,
         DAEMON_KEY_REFAULT_CHECK,
+        DAEMON_KEY_PRESSURE_TRIGGERS,
         _DAEMON_KEY_MAX,
 };
 
@@ -117,6 +118,7 @@ struct config {
         uint64_t host_min_available; /* HostMinAvailable= MemAvailable floor that pauses all */
         bool refault_check;          /* RefaultCheck= check the kernel's refault counts against
                                       * mglrud's own (docs/design.md) */
+        bool pressure_triggers;      /* PressureTriggers= stop reclaim within a second of stalls */
 
         uint32_t daemon_set_mask;    /* (1u << enum daemon_key) for every key a file set */
 

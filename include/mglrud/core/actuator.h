@@ -72,7 +72,8 @@ struct actuator_job {
         int last_error;
         uint64_t asked_bytes;   /* what the eviction/reclaim/drop writes asked for */
         bool vanished;          /* memory.reclaim said the cgroup is gone */
-        bool cancelled;         /* stopped early by shutdown */
+        bool cancelled;         /* stopped early: by shutdown, or by actuator_stop_cgroup() */
+        bool stop;              /* actuator_stop_cgroup(): end after the chunk in flight; atomic */
         uint64_t finished_usec;
 
         struct actuator_job *next;
@@ -128,6 +129,19 @@ int actuator_submit(struct actuator *a, struct actuator_job *j);
 /* Drops the queued jobs of cgroup id (they are freed, done is not called; a running one
  * finishes): its cgroup is no longer managed. NULL is fine. Returns how many were dropped. */
 unsigned actuator_cancel(struct actuator *a, uint64_t cgroup_id);
+
+/* What actuator_stop_cgroup() stopped. */
+struct actuator_stopped {
+        unsigned queued;        /* decision jobs that had not started: finished as cancelled */
+        bool running;           /* the running job was one: it ends after its chunk in flight */
+};
+
+/* Stops the writes of cgroup id's decision jobs (a pressure trigger fired there): the queued
+ * ones are cancelled before any write and handed to done as cancelled (so their owner stops
+ * waiting for them), the running one ends after the chunk it is writing. Drop jobs (stream
+ * protection) go on: dropping a stream relieves pressure. NULL is fine. Returns what it
+ * stopped. */
+struct actuator_stopped actuator_stop_cgroup(struct actuator *a, uint64_t cgroup_id);
 
 /* Makes every queued job, and the rest of the running one, dry-run (or not: jobs submitted
  * with dry_run keep it). For a reload that turns DryRun= on: nothing is written after it. */

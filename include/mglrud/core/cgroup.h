@@ -11,6 +11,8 @@
 #include "mglrud/kernel/cgroup-files.h"
 #include "mglrud/kernel/container.h"
 
+struct pressure_trigger;
+
 struct cgroup {
         uint64_t id;                    /* cgroup id (directory inode on cgroup2) */
         char *path;                     /* "/system.slice/foo.service", "/" for the root */
@@ -28,6 +30,7 @@ struct cgroup {
         bool seen;                      /* mark for the rescan sweep */
         bool vanished;                  /* a read saw ENOENT/ENODEV: drop at next rescan */
         void *userdata;                 /* the controller state (control.c) */
+        struct pressure_trigger *trigger; /* armed while mglrud reclaims here (manager-triggers.c) */
         char path_storage[];            /* the path it was found at (path, until a rename) */
 };
 

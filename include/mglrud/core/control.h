@@ -49,6 +49,11 @@ struct control_snapshot {
         bool refault_undercount;
         const char *refault_undercount_sign;
         bool paused;               /* paused for this cgroup (not counting a daemon-wide pause) */
+        uint32_t pressure_stops;   /* pressure triggers that stopped reclaim here, cumulative */
+        uint32_t stopped_jobs;     /* writes jobs they cancelled or cut short, cumulative */
+        uint64_t first_stop_usec;  /* CLOCK_MONOTONIC of the first stop, 0: none ... */
+        uint64_t last_stop_usec;   /* ... and of the last */
+        uint64_t last_write_usec;  /* ... of the end of the last job that evicted or reclaimed */
         char overrides[_POLICY_KEY_MAX][64]; /* runtime overrides, "MaxStep=32M", in key order */
         size_t n_overrides;
         uint64_t min_cold_age_usec, max_cold_age_usec; /* the effective policy's bounds */
@@ -118,3 +123,13 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
 
 /* Frees the controller state attached to cg->userdata. */
 void control_cgroup_free(struct cgroup *cg);
+
+/* Returns true while cg's reclaim is running or queued, or was submitted within grace_usec of
+ * now_usec: the time its pressure trigger must be armed (pressure-trigger.h). */
+bool control_cgroup_reclaiming(const struct cgroup *cg, uint64_t now_usec, uint64_t grace_usec);
+
+/* Records that cg's pressure trigger fired at now_usec and n_stopped of its write jobs were
+ * cancelled or cut short (actuator_stop_cgroup()): T goes up and the next decision reclaims
+ * nothing (policy_note_stall()). Returns the new T (0 before the first decision, and with
+ * Mode=pressure, which has no T). */
+uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigned n_stopped);

@@ -114,6 +114,12 @@ struct manager {
         struct streams *streams;    /* one-shot stream protection; NULL without BPF */
         bool streams_tried;         /* streams_open() was attempted (and reported) */
         struct host_idle host_idle; /* the host's idle-age profile, updated each cycle */
+
+        sd_event *event;            /* the loop (NULL: --once): where PSI triggers wait */
+        struct pressure_trigger *host_trigger; /* /proc/pressure/memory, manager-triggers.c */
+        uint64_t trigger_window_usec; /* 1 s, or 2 s when the kernel takes no less */
+        bool triggers_unavailable;  /* the kernel takes no trigger (said once) */
+        uint64_t pressure_stops;    /* cgroups whose reclaim a trigger stopped, cumulative */
 };
 
 /* Daemon-wide figures that go with the per-cgroup snapshots (metrics, dump). */
@@ -125,6 +131,7 @@ struct daemon_stats {
         bool dry_run;
         bool paused_all;
         struct actuator_stats actuation;
+        uint64_t pressure_stops;  /* cgroups whose reclaim a pressure trigger stopped */
         const struct host_idle *host_idle;
 };
 

@@ -44,3 +44,23 @@ static inline bool psi_share(const struct psi *prev, const struct psi *cur, uint
         *ret = share < 0.0 ? 0.0 : share > 1.0 ? 1.0 : share;
         return true;
 }
+
+/* A PSI trigger (docs/design.md, "Pressure triggers"): the kernel wakes a poller (EPOLLPRI)
+ * when tasks of the group stalled stall_usec or more within a window_usec tracking window.
+ * The kernel accepts windows of 500 ms to 10 s and a stall within the window. */
+#define PSI_TRIGGER_MIN_WINDOW_USEC (500 * UINT64_C(1000))
+#define PSI_TRIGGER_MAX_WINDOW_USEC (10 * UINT64_C(1000000))
+
+/* Formats the trigger text "some <stall> <window>" (or "full ...") the kernel parses from a
+ * pressure file, into buf. Returns its length, or -EINVAL for a window outside the kernel's
+ * range or a stall not within (0, window). */
+int psi_trigger_format(char *buf, size_t size, bool full, uint64_t stall_usec,
+                       uint64_t window_usec);
+
+/* Opens the pressure file name under dirfd (dirfd AT_FDCWD: an absolute path) and registers a
+ * trigger on it (only on cgroup2 and proc files: -EOPNOTSUPP for others, untouched). The registration writes nothing the kernel reclaims or keeps after the fd is
+ * closed: closing it removes the trigger. Returns the fd to poll for EPOLLPRI (EPOLLERR: the
+ * group went away), or a negative errno: -EINVAL when the kernel refuses the window (without
+ * CAP_SYS_RESOURCE it takes multiples of 2 s only), -EOPNOTSUPP when PSI is off. */
+int psi_trigger_open(int dirfd, const char *name, bool full, uint64_t stall_usec,
+                     uint64_t window_usec);

@@ -177,6 +177,7 @@ struct policy_state {
         unsigned raise_hold;         /* cycles left before T may be raised again */
         unsigned backoff_cycles;     /* cycles left to skip after errors */
         unsigned error_streak;       /* consecutive failed cycles (backoff = 2^(streak-1)) */
+        unsigned stall_hold;         /* decisions left to skip after a pressure trigger */
         bool error_noted;            /* an error was noted since the last decision */
 
         /* swappiness controller */
@@ -221,6 +222,19 @@ void policy_state_init(struct policy_state *s, const struct policy *p, uint64_t 
 /* Records that a write for this cgroup failed (not ENOENT/ENODEV: a removed cgroup is not an
  * error). Consecutive failures back off 1, 2, 4, 8, 16 cycles. */
 void policy_note_error(struct policy_state *s, uint64_t now_usec);
+
+/* Records that the cgroup's pressure trigger fired (tasks stalled past the threshold within the
+ * trigger's window while mglrud reclaimed there): T goes up as after a cycle over
+ * PressureTarget, at once, further raises wait POLICY_RAISE_HOLD_CYCLES (the averages of the
+ * next cycles show the same stall), and the next decision reclaims nothing. */
+void policy_note_stall(const struct policy *p, struct policy_state *s, uint64_t now_usec);
+
+/* Pressure triggers (docs/design.md, "Pressure triggers"): the stall, within one trigger window,
+ * that alone puts a cycle of interval_usec over target (PressureTarget=, or HostPressureLimit=
+ * for the host's "full"), at least POLICY_TRIGGER_MIN_STALL_USEC (a shorter threshold fires on
+ * the noise of every refault) and at most half the window. Returns it in usec. */
+#define POLICY_TRIGGER_MIN_STALL_USEC 2000
+uint64_t policy_trigger_stall_usec(double target, uint64_t interval_usec, uint64_t window_usec);
 
 /* ---- output ---- */
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The actuation path and the completions: a completion that is not the one the cgroup's state
- * waits for is dropped; actuator_set_dry_run() stops the writes of jobs already queued; drop
+ * waits for is dropped; a pressure stop during a job keeps the job's end as the last write;
+ * actuator_set_dry_run() stops the writes of jobs already queued; drop
  * jobs go before queued decisions. */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include "mglrud/core/control.h"
 #include "mglrud/shared/fileio.h"
 #include "mglrud/shared/macro.h"
+#include "mglrud/shared/time.h"
 
 static struct decision reclaim_decision(uint64_t bytes) {
         struct decision d = { .n_reclaims = 1 };
@@ -101,6 +103,76 @@ static void test_stale_completion_ignored(void **state) {
         assert_int_equal(snap.actions, 1);
         assert_int_equal(snap.reclaimed_bytes[LRUGEN_ANON], 8192);
         assert_int_equal(snap.reclaimed_bytes[LRUGEN_FILE], 0);
+
+        actuator_free(act);
+        control_cgroup_free(cg);
+        cgroup_free(cg);
+        close(dirfd);
+        char cmd[64];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+}
+
+/* A pressure trigger stops a cgroup while its reclaim job is in flight: the cgroup stops
+ * counting as reclaiming (its trigger is disarmed until a decision submits again), the stop is
+ * recorded, and the job's end, when its last chunk returns, is still the last reclaim write
+ * (mglructl dump's "Last reclaim write", which the VM scenario compares with the stall). */
+static void test_stall_during_job(void **state) {
+        captured = NULL; /* the job an earlier test captured is freed */
+        char dir[] = "/tmp/mglrud-test-control.XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        char cgdir[sizeof dir + 4];
+        snprintf(cgdir, sizeof cgdir, "%s/cg", dir);
+        assert_int_equal(mkdir(cgdir, 0755), 0);
+        int dirfd = open(cgdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(dirfd >= 0);
+        write_at(dirfd, "memory.stat", "anon 536870912\nfile 536870912\npgsteal_proactive 0\n");
+        write_at(dirfd, "memory.current", "1073741824\n");
+        write_at(dirfd, "memory.reclaim", "");
+        struct stat st;
+        assert_int_equal(fstat(dirfd, &st), 0);
+
+        struct cgroup *cg;
+        assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &cg), 0);
+        policy_init_defaults(&cg->policy);
+        cg->policy.mode = POLICY_MODE_PRESSURE;
+
+        struct actuator *act;
+        assert_int_equal(actuator_new(NULL, capture_job, NULL, &act), 0);
+        struct kernel_caps caps = { .page_size = 4096, .reclaim_swappiness = true };
+        struct report_sink report = {};
+        struct cycle_input in = { .now_usec = 1000000, .caps = &caps, .lrugen_write_fd = -1,
+                                  .report = &report };
+        const uint64_t grace = 20000000;
+        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
+        assert_false(control_cgroup_reclaiming(cg, in.now_usec, grace));
+        in.now_usec += 2000000;
+        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
+        struct actuator_job *job = captured;
+        captured = NULL;
+        assert_non_null(job);
+        assert_true(job->asked_bytes > 0);
+        assert_true(control_cgroup_reclaiming(cg, in.now_usec + 1, grace));
+
+        /* The trigger fires 500 ms into the job. */
+        uint64_t stop = in.now_usec + 500000;
+        control_cgroup_note_stall(cg, stop, 1);
+        assert_false(control_cgroup_reclaiming(cg, stop, grace));
+        struct control_snapshot snap;
+        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        assert_int_equal(snap.pressure_stops, 1);
+        assert_int_equal(snap.stopped_jobs, 1);
+        assert_int_equal(snap.first_stop_usec, stop);
+        assert_int_equal(snap.last_write_usec, 0);
+
+        /* Its chunk in flight returns 300 ms later: that is the last write. */
+        write_at(dirfd, "memory.stat", "anon 532676608\nfile 536870912\npgsteal_proactive 1024\n");
+        job->finished_usec = stop + 300000;
+        control_job_done(cg, job, &report);
+        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        assert_int_equal(snap.last_write_usec, stop + 300000);
+        assert_int_equal(snap.actions, 1);
+        assert_false(control_cgroup_reclaiming(cg, stop + 300000, grace));
 
         actuator_free(act);
         control_cgroup_free(cg);
@@ -235,6 +307,95 @@ static void test_actuator_cancel(void **state) {
         assert_int_equal(rmdir(dir), 0);
 }
 
+struct stop_ctx {
+        unsigned n;
+        uint64_t ids[8];
+        bool cancelled[8];
+        uint64_t asked[8];
+};
+
+static void on_job_stopped(struct actuator_job *j, void *userdata) {
+        struct stop_ctx *c = userdata;
+        if (c->n < ELEMENTSOF(c->ids)) {
+                c->ids[c->n] = j->cgroup_id;
+                c->cancelled[c->n] = j->cancelled;
+                c->asked[c->n] = j->asked_bytes;
+        }
+        c->n++;
+        actuator_job_free(j);
+}
+
+/* actuator_stop_cgroup() (a pressure trigger fired): the cgroup's queued job is handed back as
+ * cancelled without writing, its running job ends after the chunk in flight (one 4 MiB chunk
+ * of four), the other cgroup's job runs. The worker is held in the open of the first chunk
+ * (memory.reclaim is a FIFO without a reader) while the stop comes. */
+static void test_actuator_stop_cgroup(void **state) {
+        char dir[] = "/tmp/mglrud-test-stop.XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(dirfd >= 0);
+        assert_int_equal(mkfifoat(dirfd, "memory.reclaim", 0600), 0);
+
+        sd_event *e = NULL;
+        struct actuator *a = NULL;
+        struct stop_ctx c = {};
+        assert_int_equal(sd_event_new(&e), 0);
+        assert_int_equal(actuator_new(e, on_job_stopped, &c, &a), 0);
+        const uint64_t chunk = (uint64_t) ACTUATOR_CHUNK_PAGES * 4096;
+        struct decision big = reclaim_decision(4 * chunk), small = reclaim_decision(4096);
+        const uint64_t order[] = { 1, 1, 2 };
+        for (size_t i = 0; i < ELEMENTSOF(order); i++) {
+                struct actuator_job *j = actuator_job_new(order[i], "/t", dirfd, -1, 4096, false,
+                                                          i == 0 ? &big : &small);
+                assert_non_null(j);
+                assert_int_equal(actuator_submit(a, j), 0);
+        }
+        /* Wait until the worker is in the first write of job 1 (blocked in open). */
+        for (int i = 0; i < 1000 && actuator_write_age_usec(a, now_monotonic_usec()) == 0; i++)
+                usleep(1000);
+        assert_true(actuator_write_age_usec(a, now_monotonic_usec()) > 0);
+
+        struct actuator_stopped st = actuator_stop_cgroup(a, 1);
+        assert_int_equal(st.queued, 1);
+        assert_true(st.running);
+        st = actuator_stop_cgroup(a, 3); /* nothing of it */
+        assert_int_equal(st.queued, 0);
+        assert_false(st.running);
+
+        int rd = openat(dirfd, "memory.reclaim", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        assert_true(rd >= 0);
+        for (int i = 0; i < 100 && c.n < 3; i++)
+                assert_true(sd_event_run(e, 100000) >= 0);
+        assert_int_equal(c.n, 3);
+        /* the queued job of 1 first (handed back at the stop), then the running one, then 2 */
+        assert_int_equal(c.ids[0], 1);
+        assert_true(c.cancelled[0]);
+        assert_int_equal(c.asked[0], 0);
+        assert_int_equal(c.ids[1], 1);
+        assert_true(c.cancelled[1]);
+        assert_int_equal(c.asked[1], chunk);
+        assert_int_equal(c.ids[2], 2);
+        assert_false(c.cancelled[2]);
+        assert_int_equal(c.asked[2], 4096);
+        assert_int_equal(actuator_pending(a), 0);
+
+        /* What the kernel got: one chunk of job 1, then job 2's request. */
+        char buf[128] = "";
+        ssize_t n = read(rd, buf, sizeof buf - 1);
+        assert_true(n > 0);
+        buf[n] = 0;
+        char want[64];
+        snprintf(want, sizeof want, "%llu4096", (unsigned long long) chunk);
+        assert_string_equal(buf, want);
+
+        actuator_free(a);
+        sd_event_unref(e);
+        close(rd);
+        assert_int_equal(unlinkat(dirfd, "memory.reclaim", 0), 0);
+        close(dirfd);
+        assert_int_equal(rmdir(dir), 0);
+}
+
 static void on_alarm(int sig) {
         (void) sig;
 }
@@ -273,9 +434,11 @@ static void test_reclaim_interrupted(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_stale_completion_ignored),
+                cmocka_unit_test(test_stall_during_job),
                 cmocka_unit_test(test_actuator_dry_run_switch),
-                cmocka_unit_test(test_actuator_cancel),
+                cmocka_unit_test(test_actuator_stop_cgroup),
                 cmocka_unit_test(test_reclaim_interrupted),
+                cmocka_unit_test(test_actuator_cancel),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,6 +44,7 @@ static void make_snapshots(struct control_snapshot s[2]) {
                 .own_refault_pages = 4096,
                 .refault_undercount = true,
                 .refault_undercount_sign = "own-count",
+                .pressure_stops = 3,
         };
         s[1] = (struct control_snapshot) {
                 .path = "/b",
@@ -112,6 +113,10 @@ static void test_metrics_exact(void **state) {
                 "# TYPE mglrud_refault_undercount gauge\n"
                 "mglrud_refault_undercount{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 1\n"
                 "mglrud_refault_undercount{cgroup=\"/b\"} 0\n"
+                "# HELP mglrud_pressure_stops_total Times a PSI trigger stopped mglrud's reclaim in the cgroup.\n"
+                "# TYPE mglrud_pressure_stops_total counter\n"
+                "mglrud_pressure_stops_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 3\n"
+                "mglrud_pressure_stops_total{cgroup=\"/b\"} 0\n"
                 "# HELP mglrud_host_idle_bytes Bytes of every memcg by known idle time: bucket le holds the bytes not known to be idle longer than le seconds (a generation is idle at least as long as the next younger one exists; the youngest 0).\n"
                 "# TYPE mglrud_host_idle_bytes histogram\n"
                 "# HELP mglrud_host_idle_horizon_seconds The longest idle time the host's generations tell: nothing is known past it.\n"

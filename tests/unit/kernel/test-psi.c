@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "mglrud/shared/fileio.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/kernel/psi.h"
 
@@ -190,12 +193,60 @@ static void test_kernel_73(void **state) {
                 skip();
 }
 
+/* The trigger text, and the kernel's bounds checked before any write. */
+static void test_trigger_format(void **state) {
+        char buf[64];
+        assert_int_equal(psi_trigger_format(buf, sizeof buf, false, 10000, 1000000), 18);
+        assert_string_equal(buf, "some 10000 1000000");
+        assert_int_equal(psi_trigger_format(buf, sizeof buf, true, 500000, 2000000), 19);
+        assert_string_equal(buf, "full 500000 2000000");
+        assert_int_equal(psi_trigger_format(buf, sizeof buf, false, 0, 1000000), -EINVAL);
+        assert_int_equal(psi_trigger_format(buf, sizeof buf, false, 1000000, 1000000), -EINVAL);
+        assert_int_equal(psi_trigger_format(buf, sizeof buf, false, 1000, 499999), -EINVAL);
+        assert_int_equal(psi_trigger_format(buf, sizeof buf, false, 1000, 10000001), -EINVAL);
+        assert_int_equal(psi_trigger_format(buf, 8, false, 10000, 1000000), -EINVAL);
+}
+
+/* A pressure file that is not the kernel's (a test tree) is left alone: no trigger text lands
+ * in it. The host's /proc/pressure/memory takes one when PSI is on. */
+static void test_trigger_open(void **state) {
+        char dir[] = "/tmp/mglrud-test-psi.XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(dirfd >= 0);
+        static const char text[] = "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
+        int fd = openat(dirfd, "memory.pressure", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, text, strlen(text)), (ssize_t) strlen(text));
+        close(fd);
+
+        assert_int_equal(psi_trigger_open(dirfd, "memory.pressure", false, 10000, 1000000),
+                         -EOPNOTSUPP);
+        struct read_buf b = {};
+        assert_int_equal(read_full_file_at(dirfd, "memory.pressure", &b), 0);
+        assert_string_equal(b.data, text);
+        read_buf_free(&b);
+        assert_int_equal(psi_trigger_open(dirfd, "missing", false, 10000, 1000000), -ENOENT);
+        assert_int_equal(psi_trigger_open(dirfd, "memory.pressure", false, 0, 1000000), -EINVAL);
+        assert_int_equal(unlinkat(dirfd, "memory.pressure", 0), 0);
+        close(dirfd);
+        assert_int_equal(rmdir(dir), 0);
+
+        fd = psi_trigger_open(AT_FDCWD, "/proc/pressure/memory", false, 10000, 2000000);
+        if (fd == -ENOENT || fd == -EOPNOTSUPP)
+                return; /* no PSI on this kernel */
+        assert_true(fd >= 0);
+        close(fd);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_fixtures),
                 cmocka_unit_test(test_variants),
                 cmocka_unit_test(test_malformed),
                 cmocka_unit_test(test_read),
+                cmocka_unit_test(test_trigger_format),
+                cmocka_unit_test(test_trigger_open),
                 cmocka_unit_test(test_ratio),
                 cmocka_unit_test(test_kernel_73),
         };

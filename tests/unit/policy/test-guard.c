@@ -391,6 +391,62 @@ static void test_backoff(void **unused) {
         assert_int_equal(f.s.backoff_cycles, 16);
 }
 
+/* A pressure trigger fired (policy_note_stall()): T goes up at once (x1.5), the next decision
+ * reclaims nothing, further raises wait for the hold (the cycle's PSI average shows the same
+ * stall), then reclaim resumes under the raised T. */
+static void test_stall(void **unused) {
+        struct fixture f;
+        struct decision d;
+
+        setup(&f);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(d.reason, DECISION_EVICT_COLD);
+        assert_int_equal(f.s.cold_age_usec, 240 * SEC);
+
+        policy_note_stall(&f.p, &f.s, f.cur.now_usec + 2 * SEC);
+        assert_int_equal(f.s.cold_age_usec, 360 * SEC);
+        assert_int_equal(f.s.stall_hold, 1);
+
+        /* The cycle after: PSI over target too (the stall), but T is not raised twice. */
+        step(&f);
+        f.cur.psi.some.total_us = f.prev.psi.some.total_us + 50000;
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(d.reason, DECISION_NONE_PRESSURE);
+        assert_int_equal(d.n_cmds, 0);
+        assert_int_equal(d.n_reclaims, 0);
+        assert_int_equal(f.s.cold_age_usec, 360 * SEC);
+
+        /* Quiet again: reclaim resumes, under T = 360 s (100 s-old generations stay). */
+        step(&f);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(d.reason, DECISION_EVICT_COLD);
+        assert_int_equal(d.cold_age_usec, 360 * SEC);
+
+        /* Even a quiet cycle right after a stall reclaims nothing. */
+        policy_note_stall(&f.p, &f.s, f.cur.now_usec);
+        step(&f);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(d.reason, DECISION_NONE_PRESSURE);
+        assert_int_equal(f.s.cold_age_usec, 540 * SEC);
+        /* At MaxColdAge T stays there. */
+        for (int i = 0; i < 4; i++)
+                policy_note_stall(&f.p, &f.s, f.cur.now_usec);
+        assert_int_equal(f.s.cold_age_usec, 960 * SEC);
+        assert_int_equal(f.s.stall_hold, 1);
+}
+
+/* The trigger's threshold: the stall that alone puts a cycle over the target, within bounds. */
+static void test_trigger_stall(void **unused) {
+        const uint64_t w = 1 * SEC;
+        assert_int_equal(policy_trigger_stall_usec(0.001, 10 * SEC, w), 10000);  /* 0.1% x 10 s */
+        assert_int_equal(policy_trigger_stall_usec(0.05, 10 * SEC, w), w / 2);   /* capped */
+        assert_int_equal(policy_trigger_stall_usec(0.0001, 1 * SEC, w),
+                         POLICY_TRIGGER_MIN_STALL_USEC);                          /* floor */
+        assert_int_equal(policy_trigger_stall_usec(0, 10 * SEC, w), POLICY_TRIGGER_MIN_STALL_USEC);
+        assert_int_equal(policy_trigger_stall_usec(NAN, 10 * SEC, w), POLICY_TRIGGER_MIN_STALL_USEC);
+        assert_int_equal(policy_trigger_stall_usec(0.01, 60 * SEC, 2 * SEC), 600000);
+}
+
 static void test_modes(void **unused) {
         struct fixture f;
         struct decision active, advise, off;
@@ -499,6 +555,8 @@ int main(void) {
                 cmocka_unit_test(test_counter_reset),
                 cmocka_unit_test(test_clock_jump),
                 cmocka_unit_test(test_backoff),
+                cmocka_unit_test(test_stall),
+                cmocka_unit_test(test_trigger_stall),
                 cmocka_unit_test(test_modes),
                 cmocka_unit_test(test_no_psi),
                 cmocka_unit_test(test_einval),

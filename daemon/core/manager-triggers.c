@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What a pressure trigger does when it fires (docs/design.md, "Pressure triggers"): the writes
+ * queued for the cgroup are cancelled, the one in flight ends after its chunk, T goes up and
+ * the next decision reclaims nothing there. A host trigger does the same for every cgroup
+ * mglrud reclaims in. */
+#include "manager-triggers.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+
+#include "mglrud/core/pressure-trigger.h"
+#include "mglrud/shared/log.h"
+#include "mglrud/shared/parse-util.h"
+
+/* Triggers armed at once at most: each holds a descriptor (within MANAGER_FD_RESERVE) and a
+ * kernel thread. Reclaim runs in few cgroups at a time (ACTUATOR_MAX_QUEUED jobs), so this is
+ * a bound, not a budget. */
+#define MANAGER_MAX_TRIGGERS 128
+
+/* Stops cg's reclaim. Returns how many of its write jobs were cancelled or cut short. */
+static unsigned stop_cgroup(struct manager *m, struct cgroup *cg, uint64_t now_usec,
+                            const char *why) {
+        struct actuator_stopped st = actuator_stop_cgroup(m->actuator, cg->id);
+        unsigned n = st.queued + st.running;
+        uint64_t t = control_cgroup_note_stall(cg, now_usec, n);
+        char tb[32];
+        log_notice("%s: %s: reclaim stopped (%u queued write%s cancelled%s)%s%s.", cg->name, why,
+                   st.queued, st.queued == 1 ? "" : "s",
+                   st.running ? ", the running one ends after its chunk" : "",
+                   t ? ", T raised to " : "", t ? format_duration(tb, sizeof tb, t) : "");
+        m->pressure_stops++;
+        return n;
+}
+
+static void on_cgroup_stall(struct pressure_trigger *t, uint64_t now_usec, void *userdata) {
+        struct manager *m = userdata;
+        struct cgroup *cg = NULL;
+        uint64_t stall = pressure_trigger_stall_usec(t);
+        /* Found by its trigger: a firing is rare, and the cgroup keeps no pointer back. */
+        for (size_t i = 0; i < m->n_cgroups && !cg; i++)
+                if (m->cgroups[i]->trigger == t)
+                        cg = m->cgroups[i];
+        if (!cg)
+                return;
+        /* It did its work: reclaim there is stopped until a decision resumes it, and the
+         * kernel would fire again every window while the stall lasts. */
+        pressure_trigger_disarm(&cg->trigger);
+        char sb[32], wb[32];
+        char why[96];
+        snprintf(why, sizeof why, "memory pressure (tasks stalled %s within %s)",
+                 format_duration(sb, sizeof sb, stall), format_duration(wb, sizeof wb,
+                                                                      m->trigger_window_usec));
+        stop_cgroup(m, cg, now_usec, why);
+}
+
+static void on_host_stall(struct pressure_trigger *t, uint64_t now_usec, void *userdata) {
+        struct manager *m = userdata;
+        char sb[32], wb[32];
+        char why[128];
+        snprintf(why, sizeof why, "host memory pressure (all tasks stalled %s within %s)",
+                 format_duration(sb, sizeof sb, pressure_trigger_stall_usec(t)),
+                 format_duration(wb, sizeof wb, m->trigger_window_usec));
+        uint64_t grace = 2 * m->interval_usec;
+        for (size_t i = 0; i < m->n_cgroups; i++)
+                if (control_cgroup_reclaiming(m->cgroups[i], now_usec, grace))
+                        stop_cgroup(m, m->cgroups[i], now_usec, why);
+}
+
+/* Says once why triggers are off; returns false when they cannot be used at all. */
+static bool trigger_error(struct manager *m, int r, const char *what) {
+        if (r == -ENOENT || r == -ENODEV)
+                return true; /* the cgroup went away: the rescan drops it */
+        if (r == -EOPNOTSUPP || r == -EACCES || r == -EPERM) {
+                log_notice_errno(r, "Cannot register a PSI trigger on %s (%m): reclaim stops "
+                                    "at the next cycle instead of within a second.", what);
+                m->triggers_unavailable = true;
+                manager_triggers_done(m);
+                return false;
+        }
+        log_warning_errno(r, "Cannot register a PSI trigger on %s: %m", what);
+        return true;
+}
+
+/* Arms (or keeps) a trigger and says once when the kernel only took the unprivileged window. */
+static int arm(struct manager *m, struct pressure_trigger **slot, int dirfd, const char *name,
+               bool full, uint64_t stall_usec, pressure_trigger_fn fn, void *userdata) {
+        uint64_t asked = m->trigger_window_usec;
+        int r = pressure_trigger_arm(slot, m->event, dirfd, name, full, stall_usec,
+                                     &m->trigger_window_usec, fn, userdata);
+        if (r >= 0 && m->trigger_window_usec != asked)
+                log_notice("PSI triggers take 2s windows only (no CAP_SYS_RESOURCE): reclaim "
+                           "stops up to two seconds after a stall.");
+        return r;
+}
+
+void manager_update_triggers(struct manager *m, uint64_t now_usec) {
+        if (!m->config.pressure_triggers || m->dry_run || !m->event || m->triggers_unavailable) {
+                manager_triggers_done(m);
+                return;
+        }
+        if (!m->trigger_window_usec)
+                m->trigger_window_usec = PRESSURE_TRIGGER_WINDOW_USEC;
+
+        uint64_t grace = 2 * m->interval_usec;
+        unsigned n_armed = 0;
+        for (size_t i = 0; i < m->n_cgroups; i++) {
+                struct cgroup *cg = m->cgroups[i];
+                bool want = n_armed < MANAGER_MAX_TRIGGERS &&
+                            (cg->files.present & (1u << CGROUP_FILE_PRESSURE)) && !cg->vanished &&
+                            control_cgroup_reclaiming(cg, now_usec, grace);
+                if (!want) {
+                        pressure_trigger_disarm(&cg->trigger);
+                        continue;
+                }
+                uint64_t stall = policy_trigger_stall_usec(cg->policy.pressure_target,
+                                                           m->interval_usec,
+                                                           m->trigger_window_usec);
+                int r = arm(m, &cg->trigger, cg->files.dirfd, "memory.pressure", false, stall,
+                            on_cgroup_stall, m);
+                if (r < 0 && !trigger_error(m, r, cg->name))
+                        return;
+                n_armed += r >= 0;
+        }
+
+        double host_limit = m->config.host_full_limit;
+        if (n_armed == 0 || !(host_limit > 0 && host_limit < 1)) {
+                pressure_trigger_disarm(&m->host_trigger);
+                return;
+        }
+        char path[512];
+        snprintf(path, sizeof path, "%s/pressure/memory", m->proc_root);
+        uint64_t stall = policy_trigger_stall_usec(host_limit, m->interval_usec,
+                                                   m->trigger_window_usec);
+        int r = arm(m, &m->host_trigger, AT_FDCWD, path, true, stall, on_host_stall, m);
+        if (r < 0)
+                trigger_error(m, r, path);
+}
+
+void manager_triggers_done(struct manager *m) {
+        for (size_t i = 0; i < m->n_cgroups; i++)
+                pressure_trigger_disarm(&m->cgroups[i]->trigger);
+        pressure_trigger_disarm(&m->host_trigger);
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* manager-triggers.h: the manager's PSI triggers (manager-triggers.c, pressure-trigger.h).
+ * Internal to the manager. */
+#pragma once
+
+#include "mglrud/core/manager.h"
+
+/* Arms a trigger on every cgroup mglrud reclaims in (control_cgroup_reclaiming() over two
+ * intervals) and on the host while any is armed, and disarms the others: triggers cost the
+ * kernel a polling thread per group. Nothing with PressureTriggers=no, dry-run or without an
+ * event loop. Says once when the kernel takes no trigger (PSI off, too old). */
+void manager_update_triggers(struct manager *m, uint64_t now_usec);
+
+/* Disarms every trigger. */
+void manager_triggers_done(struct manager *m);

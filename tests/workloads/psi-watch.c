@@ -1,0 +1,122 @@
+/* psi-watch: tells when the tasks of a cgroup first stalled on memory, as precisely as a
+ * poller can. Reads CGROUP/memory.pressure every --poll microseconds until the "some" total
+ * grows by at least --min microseconds over its value at start, then prints
+ *   event=stall mono_us=<CLOCK_MONOTONIC of the read that saw it> stall_us=<growth>
+ *         pgsteal_proactive=<memory.stat's, at that moment>
+ * then, when the growth reaches --threshold microseconds (the daemon's trigger threshold),
+ *   event=threshold mono_us=<...> stall_us=<growth>
+ * and keeps reading until --duration seconds have passed (or SIGTERM), printing at the end
+ *   event=final stall_us=<growth since start> pgsteal_proactive=<...>
+ * Scenarios compare mono_us with what the daemon reports (mglructl dump: times on
+ * CLOCK_MONOTONIC) to measure how long reclaim went on after the first stall. */
+#include "wl-common.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: psi-watch [options] CGROUP-DIR\n"
+		"  -p, --poll US       microseconds between reads (default 2000)\n"
+		"  -m, --min US        stall growth that counts (default 1)\n"
+		"  -t, --threshold US  stall growth to note as well (default 10000)\n"
+		"  -d, --duration S    seconds to watch (default 60)\n"
+		"  -h, --help\n");
+}
+
+/* Reads an open file from offset 0 into buf (NUL-terminated). Returns 0 or -errno. */
+static int read_at0(int fd, char *buf, size_t size)
+{
+	ssize_t n = pread(fd, buf, size - 1, 0);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return 0;
+}
+
+static uint64_t some_total(int fd)
+{
+	char buf[512];
+	const char *p;
+	if (read_at0(fd, buf, sizeof buf) < 0 || !(p = strstr(buf, "total=")))
+		wl_die(0, "memory.pressure: no some total");
+	return strtoull(p + 6, NULL, 10);
+}
+
+static uint64_t pgsteal_proactive(int fd)
+{
+	char buf[8192];
+	const char *p;
+	if (read_at0(fd, buf, sizeof buf) < 0 || !(p = strstr(buf, "\npgsteal_proactive ")))
+		return 0;
+	return strtoull(p + 19, NULL, 10);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "poll", required_argument, NULL, 'p' },
+		{ "min", required_argument, NULL, 'm' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	uint64_t poll_us = 2000, min_us = 1, threshold_us = 10000, duration = 60;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "p:m:t:d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': poll_us = wl_parse_u64("--poll", optarg); break;
+		case 'm': min_us = wl_parse_u64("--min", optarg); break;
+		case 't': threshold_us = wl_parse_u64("--threshold", optarg); break;
+		case 'd': duration = wl_parse_u64("--duration", optarg); break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return 2;
+	}
+	wl_install_signals();
+	int dfd = open(argv[optind], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		wl_die(errno, "%s", argv[optind]);
+	int pfd = openat(dfd, "memory.pressure", O_RDONLY | O_CLOEXEC);
+	int sfd = openat(dfd, "memory.stat", O_RDONLY | O_CLOEXEC);
+	if (pfd < 0 || sfd < 0)
+		wl_die(errno, "%s/memory.pressure or memory.stat", argv[optind]);
+
+	uint64_t t0 = some_total(pfd), end_ns = wl_now_ns() + duration * 1000000000ull;
+	bool seen = false, crossed = false;
+	printf("event=start stall_us=%llu\n", (unsigned long long) t0);
+	fflush(stdout);
+	while (!wl_stop && wl_now_ns() < end_ns) {
+		uint64_t now_ns = wl_now_ns(), t = some_total(pfd);
+		if (!seen && t - t0 >= min_us) {
+			seen = true;
+			printf("event=stall mono_us=%llu stall_us=%llu pgsteal_proactive=%llu\n",
+			       (unsigned long long) (now_ns / 1000), (unsigned long long) (t - t0),
+			       (unsigned long long) pgsteal_proactive(sfd));
+			fflush(stdout);
+		}
+		if (seen && !crossed && t - t0 >= threshold_us) {
+			crossed = true;
+			printf("event=threshold mono_us=%llu stall_us=%llu\n",
+			       (unsigned long long) (now_ns / 1000), (unsigned long long) (t - t0));
+			fflush(stdout);
+		}
+		usleep((useconds_t) poll_us);
+	}
+	printf("event=final stall_us=%llu pgsteal_proactive=%llu\n",
+	       (unsigned long long) (some_total(pfd) - t0),
+	       (unsigned long long) pgsteal_proactive(sfd));
+	return 0;
+}
