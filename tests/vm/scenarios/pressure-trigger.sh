@@ -4,7 +4,7 @@
 # cycle, in 4 MiB chunks to zram (seconds of writes under emulation). While that runs, a second
 # process in the cgroup allocates 160 MiB more than memory.max has room for: the cgroup hits
 # it and its tasks stall in reclaim. psi-watch notes on CLOCK_MONOTONIC when the cgroup's
-# "some" total first grows after the burst began; mglructl dump says when mglrud stopped (the trigger) and when its
+# "some" total first grows (watched from before mglrud starts); mglructl dump says when mglrud stopped (the trigger) and when its
 # last reclaim write ended. Phase 1 runs without triggers (the cycle's average decides), phase 2
 # with them, each on a fresh cgroup. Asserts that with triggers the stop comes within 1 s of the
 # first stall, and that each burst came while a reclaim job was writing (its last write ends
@@ -50,6 +50,12 @@ Swappiness=max
 EOC
 	local steal0
 	steal0=$(cg_stat "$cg" pgsteal_proactive)
+	# Stalls are watched from before mglrud starts: the first stall may come from the reclaim
+	# itself (the hot set faulting back) before the burst, and the trigger then rightly fires on
+	# it; watching from the burst on, such a run measured a stop "before" the first stall.
+	psi-watch --poll 2000 --duration 100 "$CG_ROOT/$cg" > "/tmp/$name-psi.log" 2>&1 &
+	local pw=$!
+	wait_event "/tmp/$name-psi.log" start 10 || fail "$name: psi-watch did not start"
 	mglrud --cgroup-root /sys/fs/cgroup --config "$conf" --log-level info > "/tmp/$name-mglrud.log" 2>&1 &
 	local d=$!
 	# The reclaim begins at the second cycle (the first has no rates); the TMO step shrinks with
@@ -61,9 +67,6 @@ EOC
 	[ "$(cg_stat "$cg" pgsteal_proactive)" -ge $((steal0 + 2048)) ] || phase_fail "$name" "$cg" "no 8 MiB reclaim within 40 s"
 	# The burst: 160 MiB more than memory.max has room for, more than the job in flight can
 	# reclaim while it allocates (with a fixed 150 MiB the job sometimes made room for it all).
-	psi-watch --poll 2000 --duration 40 "$CG_ROOT/$cg" > "/tmp/$name-psi.log" 2>&1 &
-	local pw=$!
-	wait_event "/tmp/$name-psi.log" start 10 || fail "$name: psi-watch did not start"
 	local cur burst_mib
 	cur=$(cat "$CG_ROOT/$cg/memory.current")
 	burst_mib=$(( (200 * 1048576 - cur) / 1048576 + 160 ))
@@ -71,7 +74,7 @@ EOC
 	result "${name}_burst_mib" "$burst_mib"
 	cg_run "$cg" "/tmp/$name-burst.log" anon-tiers --cold "$burst_mib" --warm 0 --hot 0 --duration 0
 	local burst=$WL_PID
-	wait_event "/tmp/$name-psi.log" stall 30 || phase_fail "$name" "$cg" "the burst never stalled"
+	wait_event "/tmp/$name-psi.log" stall 30 || phase_fail "$name" "$cg" "no task stalled, the burst included"
 	# 5 s on, the job in flight at the stall has ended, stopped or not, and with triggers the
 	# cycle after the stop reclaims nothing: this dump's last write is that job's end.
 	sleep 5
