@@ -88,6 +88,7 @@ enum daemon_key {
         DAEMON_KEY_LOG_LEVEL,
         DAEMON_KEY_HOST_PRESSURE_LIMIT,
         DAEMON_KEY_HOST_MIN_AVAILABLE,
+        DAEMON_KEY_STREAM_FAST_PATH,
         _DAEMON_KEY_MAX,
 };
 
@@ -114,6 +115,7 @@ struct config {
         int log_level;               /* LogLevel= syslog level */
         double host_full_limit;      /* HostPressureLimit= host PSI full share that pauses all */
         uint64_t host_min_available; /* HostMinAvailable= MemAvailable floor that pauses all */
+        bool stream_fast_path;       /* StreamFastPath= drop streams as they cross, between cycles */
 
         uint32_t daemon_set_mask;    /* (1u << enum daemon_key) for every key a file set */
 

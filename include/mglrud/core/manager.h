@@ -16,6 +16,7 @@
 #include "mglrud/core/cgroup.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/cycle.h"
+#include "mglrud/core/stream-protection.h"
 #include "mglrud/kernel/lrugen.h"
 #include "mglrud/kernel/memcg.h"
 #include "mglrud/kernel/psi.h"
@@ -23,8 +24,8 @@
 #include "mglrud/shared/fileio.h"
 
 /* Descriptors kept for everything but the managed cgroups' files: the bus (3 per connection,
- * interfaces/bus.c), queued writes (2 per job, ACTUATOR_MAX_QUEUED), a cycle's stream drops
- * (STREAMS_MAX_FILES_PER_CYCLE), lru_gen, host files, inotify, BPF, the journal. */
+ * interfaces/bus.c), queued writes (2 per job, ACTUATOR_MAX_QUEUED), pending stream drops
+ * (STREAMS_MAX_FILES_PENDING), lru_gen, host files, inotify, BPF, the journal. */
 #define MANAGER_FD_RESERVE 512
 
 /* Settings given on the command line; they win over the config file, also across reloads. */
@@ -88,6 +89,10 @@ struct manager {
         struct control_scratch scratch; /* working memory each cycle reuses for every cgroup */
         struct streams *streams;    /* one-shot stream protection; NULL without BPF */
         bool streams_tried;         /* streams_open() was attempted (and reported) */
+        sd_event *event;            /* the event loop (NULL: --once) */
+        sd_event_source *streams_io;    /* stream crossings waiting (the fast path) */
+        sd_event_source *streams_timer; /* the fast path's next run, when it must wait */
+        uint64_t streams_fast_usec;     /* when the fast path last ran */
 };
 
 /* Daemon-wide figures that go with the per-cgroup snapshots (metrics, dump). */
@@ -99,6 +104,7 @@ struct daemon_stats {
         bool dry_run;
         bool paused_all;
         struct actuator_stats actuation;
+        struct streams_stats streams; /* stream protection's fast path */
 };
 
 /* Initializes m with defaults and the overrides; nothing is opened yet. Reports go nowhere

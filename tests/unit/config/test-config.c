@@ -18,6 +18,7 @@ static void test_builtin_defaults(void **state) {
         assert_int_equal(c.log_level, LOG_INFO);
         assert_ratio_equal(c.host_full_limit, 0.05);
         assert_int_equal(c.host_min_available, 256 * MiB);
+        assert_true(c.stream_fast_path);
         assert_int_equal(c.defaults.mode, POLICY_MODE_ACTIVE);
         assert_int_equal(c.defaults.min_cold_age_usec, 2 * USEC_PER_MIN);
         assert_int_equal(c.defaults.max_cold_age_usec, 20 * USEC_PER_MIN);
@@ -43,6 +44,7 @@ static void test_good_file(void **state) {
                 "LogLevel=debug\n"
                 "HostPressureLimit=10%\n"
                 "HostMinAvailable=1G\n"
+                "StreamFastPath=no\n"
                 "\n"
                 "  [Defaults]   ; indented header with a comment\n"
                 "  Mode = advise ; indented key, spaces around '='\n"
@@ -73,6 +75,7 @@ static void test_good_file(void **state) {
         assert_int_equal(c.log_level, LOG_DEBUG);
         assert_ratio_equal(c.host_full_limit, 0.1);
         assert_int_equal(c.host_min_available, 1024 * MiB);
+        assert_false(c.stream_fast_path);
 
         assert_int_equal(c.defaults.mode, POLICY_MODE_ADVISE);
         assert_int_equal(c.defaults.min_cold_age_usec, 90 * USEC_PER_SEC);
@@ -87,7 +90,7 @@ static void test_good_file(void **state) {
         assert_int_equal(c.n_sections, 2);
         assert_string_equal(c.sections[0].name, "/batch.slice/*");
         assert_string_equal(c.sections[0].file, "good.conf");
-        assert_int_equal(c.sections[0].line, 22);
+        assert_int_equal(c.sections[0].line, 23);
         assert_int_equal(c.sections[0].set_mask,
                          (1u << POLICY_KEY_SWAPPINESS) | (1u << POLICY_KEY_MODE));
         assert_string_equal(c.sections[1].name, "/system.slice/docker-[0-9a-f]*.scope");
@@ -332,6 +335,7 @@ static void test_empty_assignment_resets(void **state) {
 
 static void test_dump_roundtrip(void **state) {
         static const char text[] = "[Daemon]\nInterval=1min\nDryRun=yes\nHostMinAvailable=1G\n"
+                                   "StreamFastPath=no\n"
                                    "[Defaults]\nMode=advise\nFloor=16M\n"
                                    "[/batch.slice/*]\nSwappiness=max\nPressureTarget=1%\n"
                                    "[/system.slice/docker-[0-9a-f]*.scope]\nMinColdAge=5min\n"
@@ -346,9 +350,10 @@ static void test_dump_roundtrip(void **state) {
 
         assert_non_null(strstr(buf, "[Daemon]\nInterval=1min\nDryRun=yes\n"));
         assert_non_null(strstr(buf, "LogLevel=info ; built-in default\n"));
-        assert_non_null(strstr(buf, "\n# d.conf:5\n[Defaults]\nMode=advise\n"));
+        assert_non_null(strstr(buf, "HostMinAvailable=1G\nStreamFastPath=no\n"));
+        assert_non_null(strstr(buf, "\n# d.conf:6\n[Defaults]\nMode=advise\n"));
         assert_non_null(strstr(buf, "Swappiness=auto ; built-in default\n"));
-        assert_non_null(strstr(buf, "\n# d.conf:8\n[/batch.slice/*]\nMode=advise ; from [Defaults]\n"));
+        assert_non_null(strstr(buf, "\n# d.conf:9\n[/batch.slice/*]\nMode=advise ; from [Defaults]\n"));
         assert_non_null(strstr(buf, "Swappiness=max\nFloor=16M ; from [Defaults]\n"));
         assert_non_null(strstr(buf, "PressureTarget=1%\n"));
         assert_non_null(strstr(buf, "RefaultTarget=0.123456789%\n"));

@@ -2,7 +2,9 @@
 /* The daemon side of stream protection, without BPF: counters fed as if read from the map, a
  * managed cgroup made of plain files, the drop handed to the actuation path and measured with
  * mincore() on a real file: a one-shot stream is dropped behind the reader, a dry-run or advise
- * cgroup only counts "would drop", a paused one or StreamProtection=no gets nothing. */
+ * cgroup only counts "would drop", a paused one or StreamProtection=no gets nothing. The fast
+ * path: crossings fed as if the BPF program had reported them are dropped between cycles,
+ * within the per-second budgets, the pending files and the queue bound. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,12 +20,14 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <systemd/sd-event.h>
 
 #include <linux/types.h>
 
 #include "daemon/core/bpf/page-cache-inserts.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/stream-protection.h"
+#include "mglrud/shared/time.h"
 
 #define MiB (UINT64_C(1) << 20)
 #define PAGE UINT64_C(4096)
@@ -256,11 +260,326 @@ static void test_paused_or_off_get_nothing(void **state) {
         streams_free(s);
 }
 
+
+/* Counters of a file read sequentially up to read_to bytes of size bytes, the last insertion at
+ * at_usec (CLOCK_MONOTONIC). */
+static struct streams_val seq_val(uint64_t read_to, uint64_t size, uint64_t at_usec) {
+        return (struct streams_val) {
+                .pages = read_to / PAGE,
+                .seq_pages = read_to / PAGE,
+                .next_index = read_to / PAGE,
+                .max_index = read_to / PAGE,
+                .i_size = size,
+                .last_ns = at_usec * 1000,
+        };
+}
+
+static struct cycle_input input_at(const struct kernel_caps *caps, uint64_t now_usec,
+                                   bool dry_run) {
+        static struct report_sink report;
+        return (struct cycle_input) { .now_usec = now_usec, .caps = caps, .dry_run = dry_run,
+                                      .lrugen_write_fd = -1, .report = &report };
+}
+
+/* One run of the fast path over cg at now_usec with an inline actuator; returns the job it
+ * produced (NULL: none) and its return value in *ret. */
+static struct actuator_job *fast(struct streams *s, struct cgroup *cg, uint64_t now_usec,
+                                 bool dry_run, int *ret) {
+        struct kernel_caps caps = { .page_size = PAGE };
+        struct cycle_input in = input_at(&caps, now_usec, dry_run);
+        struct cgroup *list[1] = { cg };
+        struct actuator *act;
+
+        assert_int_equal(actuator_new(NULL, on_done, NULL, &act), 0);
+        done_job = NULL;
+        *ret = streams_fast(s, &in, list, 1, act);
+        actuator_free(act);
+        return done_job;
+}
+
+/* A cycle at now_usec over the map state (n files), with an inline actuator; returns its job. */
+static struct actuator_job *cycle_at(struct streams *s, struct cgroup *cg, uint64_t now_usec,
+                                     const struct streams_key *keys,
+                                     const struct streams_val *vals, size_t n) {
+        struct kernel_caps caps = { .page_size = PAGE };
+        struct cycle_input in = input_at(&caps, now_usec, false);
+        struct cgroup *list[1] = { cg };
+        struct actuator *act;
+
+        assert_int_equal(streams_feed(s, keys, vals, n), 0);
+        assert_int_equal(actuator_new(NULL, on_done, NULL, &act), 0);
+        done_job = NULL;
+        assert_int_equal(streams_cycle(s, &in, list, 1, act), 0);
+        actuator_free(act);
+        return done_job;
+}
+
+/* A big file crosses between two cycles: the fast path drops behind the reader at once, with
+ * the crossing's time on the range; the next cycle, with the same counters, drops nothing
+ * more. Without crossings the fast path does nothing, whatever the table holds. */
+static void test_fast_path_drops_between_cycles(void **state) {
+        struct streams *s;
+        struct cgroup *cg = make_cgroup();
+        int r;
+        assert_int_equal(streams_new("/proc", &s), 0);
+        streams_set_file_opener(s, open_data, NULL);
+
+        /* In the past: the drops end now, after the crossings. */
+        uint64_t t0 = now_monotonic_usec() - 10 * USEC_PER_SEC;
+        struct streams_key key = { .cgroup_id = cg->id, .ino = 1, .dev = 8 << 20 };
+        /* The cycle sees 8M read: a stream, but nothing behind the 16M margin yet. */
+        struct streams_val v = seq_val(8 * MiB, FILE_BYTES, t0);
+        assert_null(cycle_at(s, cg, t0, &key, &v, 1));
+        assert_null(fast(s, cg, t0 + 100000, false, &r));
+        assert_int_equal(r, 0);
+
+        /* Crossing at 40M, 2 s later (the next cycle would be at t0 + 10 s). */
+        uint64_t crossed = t0 + 2 * USEC_PER_SEC;
+        v = seq_val(40 * MiB, FILE_BYTES, crossed);
+        assert_int_equal(streams_feed_events(s, &key, &v, 1), 0);
+        struct actuator_job *j = fast(s, cg, crossed + 20000, false, &r);
+        assert_int_equal(r, 0);
+        assert_non_null(j);
+        assert_false(j->dry_run);
+        assert_int_equal(j->n_drops, 1);
+        assert_int_equal(j->drops[0].offset, 0);
+        assert_int_equal(j->drops[0].length, 24 * MiB);
+        assert_int_equal(j->drops[0].crossed_usec, crossed);
+        assert_int_equal(j->drops[0].error, 0);
+        streams_job_done(s, j);
+        struct streams_stats st = streams_get_stats(s);
+        assert_true(st.fast_path);
+        assert_int_equal(st.crossings, 1);
+        assert_int_equal(st.latency_count, 1);
+        assert_int_equal(st.latency_sum_usec, j->finished_usec - crossed);
+        control_job_done(cg, j, NULL);
+
+        /* Nothing new reported: nothing to do. The cycle then finds the range handed on. */
+        assert_null(fast(s, cg, crossed + 200000, false, &r));
+        assert_null(cycle_at(s, cg, t0 + 10 * USEC_PER_SEC, &key, &v, 1));
+
+        /* The reader goes on to 44M: [24M, 28M) at the next crossing, dry-run says "would". */
+        v = seq_val(44 * MiB, FILE_BYTES, crossed + USEC_PER_SEC);
+        assert_int_equal(streams_feed_events(s, &key, &v, 1), 0);
+        j = fast(s, cg, crossed + USEC_PER_SEC + 5000, true, &r);
+        assert_non_null(j);
+        assert_true(j->dry_run);
+        assert_int_equal(j->drops[0].offset, 24 * MiB);
+        assert_int_equal(j->drops[0].length, 4 * MiB);
+        actuator_job_free(j);
+
+        /* Off: crossings are ignored. */
+        streams_set_fast_path(s, false);
+        v = seq_val(48 * MiB, FILE_BYTES, crossed + 2 * USEC_PER_SEC);
+        assert_int_equal(streams_feed_events(s, &key, &v, 1), 0);
+        assert_null(fast(s, cg, crossed + 2 * USEC_PER_SEC + 5000, false, &r));
+        assert_int_equal(r, 0);
+        assert_false(streams_get_stats(s).fast_path);
+
+        control_cgroup_free(cg);
+        cgroup_free(cg);
+        streams_free(s);
+}
+
+/* n small files (64K each, read whole) of cg crossing at at_usec, inodes from ino0. */
+static void feed_small_files(struct streams *s, const struct cgroup *cg, size_t n, uint64_t ino0,
+                             uint64_t at_usec) {
+        for (size_t i = 0; i < n; i++) {
+                struct streams_key key = { .cgroup_id = cg->id, .ino = ino0 + i, .dev = 8 << 20 };
+                struct streams_val v = seq_val(64 * 1024, 64 * 1024, at_usec);
+                assert_int_equal(streams_feed_events(s, &key, &v, 1), 0);
+        }
+}
+
+/* 200 small files read whole between two cycles (12.5M: above the 8M inflow): the fast path
+ * drops 128 of them (the files of one second), holds the rest back (asking to run again), and
+ * drops them in the next second. A 2G range is cut to the 1G of a second. */
+static void test_fast_path_budget(void **state) {
+        struct streams *s;
+        struct cgroup *cg = make_cgroup();
+        int r;
+        assert_int_equal(streams_new("/proc", &s), 0);
+        streams_set_file_opener(s, open_data, NULL);
+
+        uint64_t t0 = 1000 * USEC_PER_SEC;
+        assert_null(cycle_at(s, cg, t0, NULL, NULL, 0));
+        feed_small_files(s, cg, 200, 100, t0 + USEC_PER_SEC);
+        struct actuator_job *j = fast(s, cg, t0 + USEC_PER_SEC + 1000, false, &r);
+        assert_non_null(j);
+        assert_int_equal(r, 1);
+        assert_int_equal(j->n_drops, 128);
+        for (size_t i = 0; i < j->n_drops; i++) {
+                assert_true(j->drops[i].small_file);
+                assert_int_equal(j->drops[i].length, 64 * 1024);
+                assert_int_equal(j->drops[i].crossed_usec, t0 + USEC_PER_SEC);
+        }
+        control_job_done(cg, j, NULL);
+        /* The same second: nothing more, still waiting. */
+        assert_null(fast(s, cg, t0 + USEC_PER_SEC + 500000, false, &r));
+        assert_int_equal(r, 1);
+        /* The next second: the other 72, done. */
+        j = fast(s, cg, t0 + 2 * USEC_PER_SEC + 2000, false, &r);
+        assert_non_null(j);
+        assert_int_equal(r, 0);
+        assert_int_equal(j->n_drops, 72);
+        control_job_done(cg, j, NULL);
+        struct control_snapshot snap;
+        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        assert_int_equal(snap.stream_files, 200);
+
+        /* A 3G file read to 2G + 16M in one go: the first 1G now, the second in the next
+         * second. */
+        struct streams_key key = { .cgroup_id = cg->id, .ino = 7, .dev = 8 << 20 };
+        struct streams_val v = seq_val((2048 + 16) * MiB, 3072 * MiB, t0 + 3500000);
+        assert_int_equal(streams_feed_events(s, &key, &v, 1), 0);
+        j = fast(s, cg, t0 + 3500000, false, &r);
+        assert_non_null(j);
+        assert_int_equal(r, 1);
+        assert_int_equal(j->drops[0].offset, 0);
+        assert_int_equal(j->drops[0].length, 1024 * MiB);
+        actuator_job_free(j);
+        j = fast(s, cg, t0 + 4600000, false, &r);
+        assert_non_null(j);
+        assert_int_equal(r, 0);
+        assert_int_equal(j->drops[0].offset, 1024 * MiB);
+        assert_int_equal(j->drops[0].length, 1024 * MiB);
+        actuator_job_free(j);
+
+        control_cgroup_free(cg);
+        cgroup_free(cg);
+        streams_free(s);
+}
+
+struct count_ctx {
+        unsigned jobs, drops;
+};
+
+static void count_done(struct actuator_job *j, void *userdata) {
+        struct count_ctx *c = userdata;
+        c->jobs++;
+        if (j->kind == ACTUATOR_JOB_DROP)
+                c->drops += (unsigned) j->n_drops;
+        actuator_job_free(j);
+}
+
+/* With the writer thread held on a decision (its memory.reclaim is a FIFO nobody reads), the
+ * fast path queues one job of 128 files, then adds none while those files are pending, nor
+ * while ACTUATOR_MAX_QUEUED jobs are queued; once the writer is free, it catches up. */
+static void test_fast_path_queue_bounds(void **state) {
+        char fifo_dir[] = "/tmp/mglrud-test-fast.XXXXXX";
+        assert_non_null(mkdtemp(fifo_dir));
+        int dirfd = open(fifo_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(dirfd >= 0);
+        assert_int_equal(mkfifoat(dirfd, "memory.reclaim", 0600), 0);
+
+        sd_event *e = NULL;
+        struct actuator *act = NULL;
+        struct count_ctx c = {};
+        assert_int_equal(sd_event_new(&e), 0);
+        assert_int_equal(actuator_new(e, count_done, &c, &act), 0);
+        struct decision d = { .n_reclaims = 1 };
+        d.reclaims[0].bytes = 4096;
+        d.reclaims[0].swappiness = -1;
+        struct actuator_job *blocker = actuator_job_new(99, "/blocker", dirfd, -1, PAGE, false, &d);
+        assert_non_null(blocker);
+        assert_int_equal(actuator_submit(act, blocker), 0);
+
+        struct streams *s;
+        struct cgroup *cg = make_cgroup();
+        struct cgroup *list[1] = { cg };
+        struct kernel_caps caps = { .page_size = PAGE };
+        assert_int_equal(streams_new("/proc", &s), 0);
+        streams_set_file_opener(s, open_data, NULL);
+        uint64_t t0 = 2000 * USEC_PER_SEC;
+        struct cycle_input in = input_at(&caps, t0, false);
+        assert_int_equal(streams_cycle(s, &in, list, 1, act), 0);
+
+        /* 128 files queued behind the blocker. */
+        feed_small_files(s, cg, 200, 100, t0 + USEC_PER_SEC);
+        in.now_usec = t0 + USEC_PER_SEC;
+        assert_int_equal(streams_fast(s, &in, list, 1, act), 1);
+        assert_int_equal(actuator_pending(act), 2);
+        assert_int_equal(actuator_pending_drop_files(act), 128);
+        /* A new second, but 128 files pending: nothing. */
+        in.now_usec = t0 + 3 * USEC_PER_SEC;
+        assert_int_equal(streams_fast(s, &in, list, 1, act), 1);
+        assert_int_equal(actuator_pending(act), 2);
+
+        /* Fill the queue to its bound with decisions: nothing either (the cycle would still
+         * queue its drops: they go before decisions). */
+        for (unsigned i = actuator_pending(act); i < ACTUATOR_MAX_QUEUED; i++) {
+                struct actuator_job *j = actuator_job_new(100 + i, "/q", dirfd, -1, PAGE, false, &d);
+                assert_non_null(j);
+                assert_int_equal(actuator_submit(act, j), 0);
+        }
+        in.now_usec = t0 + 5 * USEC_PER_SEC;
+        assert_int_equal(streams_fast(s, &in, list, 1, act), 1);
+        assert_int_equal(actuator_pending(act), ACTUATOR_MAX_QUEUED);
+
+        /* A reader lets every write through; then the rest goes. */
+        int rd = openat(dirfd, "memory.reclaim", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        assert_true(rd >= 0);
+        for (int i = 0; i < 200 && actuator_pending(act) > 0; i++)
+                assert_true(sd_event_run(e, 100000) >= 0);
+        assert_int_equal(actuator_pending(act), 0);
+        assert_int_equal(c.drops, 128);
+        in.now_usec = t0 + 7 * USEC_PER_SEC;
+        assert_int_equal(streams_fast(s, &in, list, 1, act), 0);
+        for (int i = 0; i < 100 && actuator_pending(act) > 0; i++)
+                assert_true(sd_event_run(e, 100000) >= 0);
+        assert_int_equal(c.drops, 200);
+
+        actuator_free(act);
+        sd_event_unref(e);
+        close(rd);
+        assert_int_equal(unlinkat(dirfd, "memory.reclaim", 0), 0);
+        close(dirfd);
+        assert_int_equal(rmdir(fifo_dir), 0);
+        control_cgroup_free(cg);
+        cgroup_free(cg);
+        streams_free(s);
+}
+
+/* Crossings of a cgroup with StreamProtection=no, or paused, are left alone by the fast path. */
+static void test_fast_path_unprotected(void **state) {
+        struct streams *s;
+        struct cgroup *cg = make_cgroup();
+        int r;
+        assert_int_equal(streams_new("/proc", &s), 0);
+        streams_set_file_opener(s, open_data, NULL);
+        uint64_t t0 = 3000 * USEC_PER_SEC;
+        assert_null(cycle_at(s, cg, t0, NULL, NULL, 0));
+        struct streams_key key = { .cgroup_id = cg->id, .ino = 1, .dev = 8 << 20 };
+        struct streams_val v = seq_val(40 * MiB, FILE_BYTES, t0 + 1000);
+
+        cg->policy.stream_protection = STREAM_PROTECTION_NO;
+        assert_int_equal(streams_feed_events(s, &key, &v, 1), 0);
+        assert_null(fast(s, cg, t0 + 2000, false, &r));
+        cg->policy.stream_protection = STREAM_PROTECTION_YES;
+        assert_int_equal(control_cgroup_set_paused(cg, true), 0);
+        assert_int_equal(streams_feed_events(s, &key, &v, 1), 0);
+        assert_null(fast(s, cg, t0 + 3000, false, &r));
+        assert_int_equal(control_cgroup_set_paused(cg, false), 0);
+        /* The control: reported again, it is dropped. */
+        assert_int_equal(streams_feed_events(s, &key, &v, 1), 0);
+        struct actuator_job *j = fast(s, cg, t0 + 4000, false, &r);
+        assert_non_null(j);
+        actuator_job_free(j);
+
+        control_cgroup_free(cg);
+        cgroup_free(cg);
+        streams_free(s);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_stream_dropped_behind_reader),
                 cmocka_unit_test(test_dry_run_and_advise_drop_nothing),
                 cmocka_unit_test(test_paused_or_off_get_nothing),
+                cmocka_unit_test(test_fast_path_drops_between_cycles),
+                cmocka_unit_test(test_fast_path_budget),
+                cmocka_unit_test(test_fast_path_queue_bounds),
+                cmocka_unit_test(test_fast_path_unprotected),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
