@@ -462,27 +462,50 @@ static void count_done(struct actuator_job *j, void *userdata) {
         actuator_job_free(j);
 }
 
-/* With the writer thread held on a decision (its memory.reclaim is a FIFO nobody reads), the
- * fast path queues one job of 128 files, then adds none while those files are pending, nor
- * while ACTUATOR_MAX_QUEUED jobs are queued; once the writer is free, it catches up. */
-static void test_fast_path_queue_bounds(void **state) {
-        char fifo_dir[] = "/tmp/mglrud-test-fast.XXXXXX";
-        assert_non_null(mkdtemp(fifo_dir));
-        int dirfd = open(fifo_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+/* A directory whose memory.reclaim is a FIFO: a decision job writing there holds the writer
+ * thread until someone opens the FIFO for reading. */
+static int fifo_dir_new(char *tmpl) {
+        assert_non_null(mkdtemp(tmpl));
+        int dirfd = open(tmpl, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         assert_true(dirfd >= 0);
         assert_int_equal(mkfifoat(dirfd, "memory.reclaim", 0600), 0);
+        return dirfd;
+}
 
+static void fifo_dir_free(int dirfd, const char *path) {
+        assert_int_equal(unlinkat(dirfd, "memory.reclaim", 0), 0);
+        close(dirfd);
+        assert_int_equal(rmdir(path), 0);
+}
+
+static void submit_decision(struct actuator *act, uint64_t id, int dirfd) {
+        struct decision d = { .n_reclaims = 1 };
+        d.reclaims[0].bytes = 4096;
+        d.reclaims[0].swappiness = -1;
+        struct actuator_job *j = actuator_job_new(id, "/q", dirfd, -1, PAGE, false, &d);
+        assert_non_null(j);
+        assert_int_equal(actuator_submit(act, j), 0);
+}
+
+/* Runs the event loop until at most n jobs are pending. */
+static void run_until_pending(sd_event *e, struct actuator *act, unsigned n) {
+        for (int i = 0; i < 200 && actuator_pending(act) > n; i++)
+                assert_true(sd_event_run(e, 100000) >= 0);
+        assert_int_equal(actuator_pending(act), n);
+}
+
+/* With the writer thread held on decisions whose memory.reclaim is a FIFO nobody reads: while
+ * ACTUATOR_MAX_QUEUED jobs are queued the fast path adds none; with room in the queue it queues
+ * one job of 128 files, then none while those files are pending, even in a new second; once the
+ * writer is free, it catches up. */
+static void test_fast_path_queue_bounds(void **state) {
+        char dir_a[] = "/tmp/mglrud-test-fast-a.XXXXXX", dir_b[] = "/tmp/mglrud-test-fast-b.XXXXXX";
+        int fd_a = fifo_dir_new(dir_a), fd_b = fifo_dir_new(dir_b);
         sd_event *e = NULL;
         struct actuator *act = NULL;
         struct count_ctx c = {};
         assert_int_equal(sd_event_new(&e), 0);
         assert_int_equal(actuator_new(e, count_done, &c, &act), 0);
-        struct decision d = { .n_reclaims = 1 };
-        d.reclaims[0].bytes = 4096;
-        d.reclaims[0].swappiness = -1;
-        struct actuator_job *blocker = actuator_job_new(99, "/blocker", dirfd, -1, PAGE, false, &d);
-        assert_non_null(blocker);
-        assert_int_equal(actuator_submit(act, blocker), 0);
 
         struct streams *s;
         struct cgroup *cg = make_cgroup();
@@ -494,47 +517,46 @@ static void test_fast_path_queue_bounds(void **state) {
         struct cycle_input in = input_at(&caps, t0, false);
         assert_int_equal(streams_cycle(s, &in, list, 1, act), 0);
 
-        /* 128 files queued behind the blocker. */
+        /* The queue full: decisions held on FIFO a, the last one on FIFO b. */
+        for (unsigned i = 0; i + 1 < ACTUATOR_MAX_QUEUED; i++)
+                submit_decision(act, 100 + i, fd_a);
+        submit_decision(act, 99, fd_b);
         feed_small_files(s, cg, 200, 100, t0 + USEC_PER_SEC);
         in.now_usec = t0 + USEC_PER_SEC;
+        assert_int_equal(streams_fast(s, &in, list, 1, act), 1);
+        assert_int_equal(actuator_pending(act), ACTUATOR_MAX_QUEUED);
+        assert_int_equal(actuator_pending_drop_files(act), 0);
+
+        /* FIFO a read: the writer waits on b with one job. 128 files are queued. */
+        int rd_a = openat(fd_a, "memory.reclaim", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        assert_true(rd_a >= 0);
+        run_until_pending(e, act, 1);
+        in.now_usec = t0 + 2 * USEC_PER_SEC;
         assert_int_equal(streams_fast(s, &in, list, 1, act), 1);
         assert_int_equal(actuator_pending(act), 2);
         assert_int_equal(actuator_pending_drop_files(act), 128);
         /* A new second, but 128 files pending: nothing. */
-        in.now_usec = t0 + 3 * USEC_PER_SEC;
+        in.now_usec = t0 + 4 * USEC_PER_SEC;
         assert_int_equal(streams_fast(s, &in, list, 1, act), 1);
         assert_int_equal(actuator_pending(act), 2);
 
-        /* Fill the queue to its bound with decisions: nothing either (the cycle would still
-         * queue its drops: they go before decisions). */
-        for (unsigned i = actuator_pending(act); i < ACTUATOR_MAX_QUEUED; i++) {
-                struct actuator_job *j = actuator_job_new(100 + i, "/q", dirfd, -1, PAGE, false, &d);
-                assert_non_null(j);
-                assert_int_equal(actuator_submit(act, j), 0);
-        }
-        in.now_usec = t0 + 5 * USEC_PER_SEC;
-        assert_int_equal(streams_fast(s, &in, list, 1, act), 1);
-        assert_int_equal(actuator_pending(act), ACTUATOR_MAX_QUEUED);
-
-        /* A reader lets every write through; then the rest goes. */
-        int rd = openat(dirfd, "memory.reclaim", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        assert_true(rd >= 0);
-        for (int i = 0; i < 200 && actuator_pending(act) > 0; i++)
-                assert_true(sd_event_run(e, 100000) >= 0);
-        assert_int_equal(actuator_pending(act), 0);
+        /* FIFO b read: the writer is free; the rest goes. */
+        int rd_b = openat(fd_b, "memory.reclaim", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        assert_true(rd_b >= 0);
+        run_until_pending(e, act, 0);
         assert_int_equal(c.drops, 128);
-        in.now_usec = t0 + 7 * USEC_PER_SEC;
+        assert_int_equal(actuator_pending_drop_files(act), 0);
+        in.now_usec = t0 + 6 * USEC_PER_SEC;
         assert_int_equal(streams_fast(s, &in, list, 1, act), 0);
-        for (int i = 0; i < 100 && actuator_pending(act) > 0; i++)
-                assert_true(sd_event_run(e, 100000) >= 0);
+        run_until_pending(e, act, 0);
         assert_int_equal(c.drops, 200);
 
         actuator_free(act);
         sd_event_unref(e);
-        close(rd);
-        assert_int_equal(unlinkat(dirfd, "memory.reclaim", 0), 0);
-        close(dirfd);
-        assert_int_equal(rmdir(fifo_dir), 0);
+        close(rd_a);
+        close(rd_b);
+        fifo_dir_free(fd_a, dir_a);
+        fifo_dir_free(fd_b, dir_b);
         control_cgroup_free(cg);
         cgroup_free(cg);
         streams_free(s);
