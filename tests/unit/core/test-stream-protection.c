@@ -25,6 +25,7 @@
 #include <linux/types.h>
 
 #include "daemon/core/bpf/page-cache-inserts.h"
+#include "daemon/core/stream-events.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/stream-protection.h"
 #include "mglrud/shared/time.h"
@@ -333,10 +334,15 @@ static void test_fast_path_drops_between_cycles(void **state) {
         assert_null(fast(s, cg, t0 + 100000, false, &r));
         assert_int_equal(r, 0);
 
-        /* Crossing at 40M, 2 s later (the next cycle would be at t0 + 10 s). */
+        /* Crossing at 40M, 2 s later (the next cycle would be at t0 + 10 s); another file
+         * crossed earlier in the same batch, with nothing to drop yet: the drop is timed from
+         * its own file's crossing. */
         uint64_t crossed = t0 + 2 * USEC_PER_SEC;
         v = seq_val(40 * MiB, FILE_BYTES, crossed);
         assert_int_equal(streams_feed_events(s, &key, &v, 1), 0);
+        struct streams_key other = { .cgroup_id = cg->id, .ino = 2, .dev = 8 << 20 };
+        struct streams_val ov = seq_val(8 * MiB, FILE_BYTES, crossed - 500000);
+        assert_int_equal(streams_feed_events(s, &other, &ov, 1), 0);
         struct actuator_job *j = fast(s, cg, crossed + 20000, false, &r);
         assert_int_equal(r, 0);
         assert_non_null(j);
@@ -349,7 +355,7 @@ static void test_fast_path_drops_between_cycles(void **state) {
         streams_job_done(s, j);
         struct streams_stats st = streams_get_stats(s);
         assert_true(st.fast_path);
-        assert_int_equal(st.crossings, 1);
+        assert_int_equal(st.crossings, 2);
         assert_int_equal(st.latency_count, 1);
         assert_int_equal(st.latency_sum_usec, j->finished_usec - crossed);
         control_job_done(cg, j, NULL);
@@ -381,14 +387,55 @@ static void test_fast_path_drops_between_cycles(void **state) {
         streams_free(s);
 }
 
+/* n small files of size bytes, read whole, of cg: keys and counters from ino0 on. */
+static void small_files(const struct cgroup *cg, size_t n, uint64_t ino0, uint64_t size,
+                        uint64_t at_usec, struct streams_key *keys, struct streams_val *vals) {
+        for (size_t i = 0; i < n; i++) {
+                keys[i] = (struct streams_key) { .cgroup_id = cg->id, .ino = ino0 + i, .dev = 8 << 20 };
+                vals[i] = seq_val(size, size, at_usec);
+        }
+}
+
 /* n small files (64K each, read whole) of cg crossing at at_usec, inodes from ino0. */
 static void feed_small_files(struct streams *s, const struct cgroup *cg, size_t n, uint64_t ino0,
                              uint64_t at_usec) {
-        for (size_t i = 0; i < n; i++) {
-                struct streams_key key = { .cgroup_id = cg->id, .ino = ino0 + i, .dev = 8 << 20 };
-                struct streams_val v = seq_val(64 * 1024, 64 * 1024, at_usec);
-                assert_int_equal(streams_feed_events(s, &key, &v, 1), 0);
-        }
+        struct streams_key keys[256];
+        struct streams_val vals[256];
+        assert_true(n <= 256);
+        small_files(cg, n, ino0, 64 * 1024, at_usec, keys, vals);
+        assert_int_equal(streams_feed_events(s, keys, vals, n), 0);
+}
+
+/* The small-file inflow of the fast path is the current cycle's: 20 files of 128K read whole
+ * before the last cycle (2.5M, not dropped then: below 8M) do not count, so 60 more (7.5M)
+ * drop nothing, and 5 more (8.1M) drop those 65, not the 20. */
+static void test_fast_path_inflow_of_this_cycle(void **state) {
+        struct streams *s;
+        struct cgroup *cg = make_cgroup();
+        struct streams_key keys[65];
+        struct streams_val vals[65];
+        int r;
+        assert_int_equal(streams_new("/proc", &s), 0);
+        streams_set_file_opener(s, open_data, NULL);
+        uint64_t t0 = 4000 * USEC_PER_SEC;
+
+        assert_null(cycle_at(s, cg, t0, NULL, NULL, 0));
+        small_files(cg, 20, 1, 128 * 1024, t0 + 5 * USEC_PER_SEC, keys, vals);
+        assert_null(cycle_at(s, cg, t0 + 10 * USEC_PER_SEC, keys, vals, 20));
+
+        small_files(cg, 60, 100, 128 * 1024, t0 + 11 * USEC_PER_SEC, keys, vals);
+        assert_int_equal(streams_feed_events(s, keys, vals, 60), 0);
+        assert_null(fast(s, cg, t0 + 11 * USEC_PER_SEC, false, &r));
+        small_files(cg, 5, 160, 128 * 1024, t0 + 12 * USEC_PER_SEC, keys, vals);
+        assert_int_equal(streams_feed_events(s, keys, vals, 5), 0);
+        struct actuator_job *j = fast(s, cg, t0 + 12 * USEC_PER_SEC, false, &r);
+        assert_non_null(j);
+        assert_int_equal(j->n_drops, 65);
+        actuator_job_free(j);
+
+        control_cgroup_free(cg);
+        cgroup_free(cg);
+        streams_free(s);
 }
 
 /* 200 small files read whole between two cycles (12.5M: above the 8M inflow): the fast path
@@ -492,6 +539,89 @@ static void run_until_pending(sd_event *e, struct actuator *act, unsigned n) {
         for (int i = 0; i < 200 && actuator_pending(act) > n; i++)
                 assert_true(sd_event_run(e, 100000) >= 0);
         assert_int_equal(actuator_pending(act), n);
+}
+
+/* The cycle after a fast-path run counts its period whole: 60 small files of 128K (7.5M, no
+ * drop) came through the fast path, 5 more were not reported (a full ring buffer): the cycle
+ * sees 8.1M read whole in its period and drops the 65. */
+static void test_cycle_after_fast_path(void **state) {
+        struct streams *s;
+        struct cgroup *cg = make_cgroup();
+        struct streams_key keys[65];
+        struct streams_val vals[65];
+        int r;
+        assert_int_equal(streams_new("/proc", &s), 0);
+        streams_set_file_opener(s, open_data, NULL);
+        uint64_t t0 = 5000 * USEC_PER_SEC;
+
+        assert_null(cycle_at(s, cg, t0, NULL, NULL, 0));
+        small_files(cg, 65, 100, 128 * 1024, t0 + USEC_PER_SEC, keys, vals);
+        assert_int_equal(streams_feed_events(s, keys, vals, 60), 0);
+        assert_null(fast(s, cg, t0 + USEC_PER_SEC, false, &r));
+        struct actuator_job *j = cycle_at(s, cg, t0 + 10 * USEC_PER_SEC, keys, vals, 65);
+        assert_non_null(j);
+        assert_int_equal(j->n_drops, 65);
+        actuator_job_free(j);
+
+        control_cgroup_free(cg);
+        cgroup_free(cg);
+        streams_free(s);
+}
+
+/* The table holds the map's files and one batch of new ones: a second batch of new files before
+ * the next cycle finds no room (without BPF there is no map to read again) and is left to the
+ * cycle, while a file the table has still gets its crossing. The watched cgroups follow the
+ * cycle. */
+static void test_fast_path_table_full(void **state) {
+        struct streams *s;
+        struct cgroup *cg = make_cgroup();
+        int r;
+        assert_int_equal(streams_new("/proc", &s), 0);
+        streams_set_file_opener(s, open_data, NULL);
+        uint64_t t0 = 6000 * USEC_PER_SEC;
+        const size_t n = STREAMS_MAP_ENTRIES;
+        struct streams_key *keys = calloc(n, sizeof *keys);
+        struct streams_val *vals = calloc(n, sizeof *vals);
+        assert_non_null(keys);
+        assert_non_null(vals);
+        /* read at random: classified, never dropped */
+        for (size_t i = 0; i < n; i++) {
+                keys[i] = (struct streams_key) { .cgroup_id = cg->id, .ino = 2 * i + 2, .dev = 8 << 20 };
+                vals[i] = (struct streams_val) { .pages = 64, .seq_pages = 8, .next_index = 900,
+                                                 .max_index = 1000, .i_size = 4 * MiB };
+        }
+        assert_null(cycle_at(s, cg, t0, keys, vals, n));
+        assert_int_equal(streams_get_stats(s).watched, 1);
+        /* A batch of new files (odd inodes) fits. */
+        for (size_t i = 0; i < STREAM_EVENTS_BATCH; i++)
+                keys[i].ino = 2 * i + 1;
+        assert_int_equal(streams_feed_events(s, keys, vals, STREAM_EVENTS_BATCH), 0);
+        assert_int_equal(streams_feed_events(s, keys, vals, 1), -ENOSPC);
+        assert_null(fast(s, cg, t0 + USEC_PER_SEC, false, &r));
+        /* More new files, and the big stream (inode 2, in the table) crossing at 40M. */
+        for (size_t i = 0; i < 16; i++)
+                keys[i].ino = 2 * n + 2 * i + 1;
+        assert_int_equal(streams_feed_events(s, keys, vals, 16), 0);
+        struct streams_key key = { .cgroup_id = cg->id, .ino = 2, .dev = 8 << 20 };
+        struct streams_val v = seq_val(40 * MiB, FILE_BYTES, t0 + 2 * USEC_PER_SEC);
+        assert_int_equal(streams_feed_events(s, &key, &v, 1), 0);
+        struct actuator_job *j = fast(s, cg, t0 + 2 * USEC_PER_SEC, false, &r);
+        assert_non_null(j);
+        assert_int_equal(j->n_drops, 1);
+        assert_int_equal(j->drops[0].length, 24 * MiB);
+        actuator_job_free(j);
+        assert_int_equal(streams_get_stats(s).crossings, STREAM_EVENTS_BATCH + 17);
+
+        /* Protection off: no cgroup is watched after the next cycle. */
+        cg->policy.stream_protection = STREAM_PROTECTION_NO;
+        assert_null(cycle_at(s, cg, t0 + 10 * USEC_PER_SEC, NULL, NULL, 0));
+        assert_int_equal(streams_get_stats(s).watched, 0);
+
+        free(keys);
+        free(vals);
+        control_cgroup_free(cg);
+        cgroup_free(cg);
+        streams_free(s);
 }
 
 /* With the writer thread held on decisions whose memory.reclaim is a FIFO nobody reads: while
@@ -600,6 +730,9 @@ int main(void) {
                 cmocka_unit_test(test_paused_or_off_get_nothing),
                 cmocka_unit_test(test_fast_path_drops_between_cycles),
                 cmocka_unit_test(test_fast_path_budget),
+                cmocka_unit_test(test_fast_path_inflow_of_this_cycle),
+                cmocka_unit_test(test_cycle_after_fast_path),
+                cmocka_unit_test(test_fast_path_table_full),
                 cmocka_unit_test(test_fast_path_queue_bounds),
                 cmocka_unit_test(test_fast_path_unprotected),
         };
