@@ -227,6 +227,7 @@ static void manager_open_streams(struct manager *m) {
                 streams_free(m->streams);
                 m->streams = NULL;
                 m->streams_tried = false;
+                m->caps.kernel.stream_drops = false;
                 return;
         }
         if (!m->streams_tried) {
@@ -244,6 +245,7 @@ static void manager_open_streams(struct manager *m) {
         }
         /* Without an event loop (--once) nothing would take the crossings. */
         streams_set_fast_path(m->streams, m->config.stream_fast_path && m->event);
+        m->caps.kernel.stream_drops = m->streams != NULL;
         manager_watch_streams(m);
 }
 
