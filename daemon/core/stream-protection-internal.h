@@ -60,6 +60,8 @@ struct streams {
         bool fast_path;                 /* StreamFastPath=: watch cgroups, act on crossings */
         uint64_t *retry_ids;            /* cgroups whose drops waited for a bound (sorted) */
         size_t n_retry;
+        uint64_t drain_usec;            /* when the last two cycles read the map: the */
+        uint64_t prev_drain_usec;       /* … length of the last period (0: none yet) */
         uint64_t budget_start_usec;     /* the current second of the budget */
         unsigned budget_files;          /* … files and bytes handed on in it */
         uint64_t budget_bytes;

@@ -456,11 +456,13 @@ static int cmp_u64(const void *a, const void *b) {
         return x < y ? -1 : x > y;
 }
 
-/* The classifier's view of e; new pages count from the drain before the last one (a cycle) or
- * from the last drain (the fast path, between cycles). */
+/* The classifier's view of e; new pages count from the drain before the last one (a cycle, or
+ * the fast path for a file inserted into since window_usec) or from the last drain (the fast
+ * path, other files). */
 static struct stream_file entry_to_file(const struct file_entry *e, uint64_t page_size,
-                                        bool fast) {
-        uint64_t base = fast ? e->drained_pages : e->prev_pages;
+                                        bool fast, uint64_t window_usec) {
+        bool recent = window_usec && e->val.last_ns / 1000 >= window_usec;
+        uint64_t base = fast && !recent ? e->drained_pages : e->prev_pages;
         return (struct stream_file) {
                 .pages = e->val.pages,
                 .seq_pages = e->val.seq_pages,
@@ -569,6 +571,15 @@ int streams_cgroup(struct streams *s, struct cgroup *cg, bool advise, struct dro
         if (cgroup_files_read_value(&cg->files, CGROUP_FILE_MAX, UINT64_MAX, &scg.limit_bytes) < 0)
                 scg.limit_bytes = UINT64_MAX;
 
+        /* Between cycles the small-file inflow is the last period's length back from now, not
+         * the current period's so far: files read whole since then count with their pages since
+         * the drain before the last. Counting from the last drain made every cycle start the
+         * inflow from zero, so a stream going on at the cycle (grep -r in S2) had its next 8 MiB
+         * held back, up to 2 s, and then dropped in one batch that took the second's budget. */
+        uint64_t window_usec = 0, now = run->in->now_usec;
+        if (run->fast && s->prev_drain_usec && s->drain_usec > s->prev_drain_usec)
+                window_usec = MAX(now - MIN(now, s->drain_usec - s->prev_drain_usec), UINT64_C(1));
+
         /* The fast path's drops of files that did not cross themselves (small files read
          * before the cgroup's inflow reached the threshold) count from the earliest crossing
          * it was told about. */
@@ -577,7 +588,7 @@ int streams_cgroup(struct streams *s, struct cgroup *cg, bool advise, struct dro
                 size_t k, first = files_of_cgroup(s, ids[i], &k);
                 for (size_t j = first; j < first + k; j++) {
                         const struct file_entry *e = &s->files[j];
-                        struct stream_file f = entry_to_file(e, page_size, run->fast);
+                        struct stream_file f = entry_to_file(e, page_size, run->fast, window_usec);
                         scg.small_inflow_bytes += stream_small_inflow(&f, page_size);
                         if (run->fast && e->pending_usec &&
                             (!trigger_usec || e->pending_usec < trigger_usec))
@@ -590,7 +601,7 @@ int streams_cgroup(struct streams *s, struct cgroup *cg, bool advise, struct dro
                 for (size_t j = first; j < first + k && !stop; j++) {
                         struct file_entry *e = &s->files[j];
                         struct stream_action a;
-                        struct stream_file f = entry_to_file(e, page_size, run->fast);
+                        struct stream_file f = entry_to_file(e, page_size, run->fast, window_usec);
                         if (stream_classify(&f, &scg, &a) < 0)
                                 continue;
                         log_verdict(s, cg, e, &f, a.verdict, page_size);
@@ -648,6 +659,8 @@ int streams_cycle(struct streams *s, const struct cycle_input *in, struct cgroup
                 log_warning_errno(r, "Stream protection: cannot read the BPF map: %m");
                 return 0;
         }
+        s->prev_drain_usec = s->drain_usec;
+        s->drain_usec = in->now_usec;
         struct drop_run run = { .in = in, .act = act,
                                 .pending_files = actuator_pending_drop_files(act) };
         s->n_retry = 0;

@@ -28,6 +28,7 @@
 #include "daemon/core/stream-events.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/stream-protection.h"
+#include "mglrud/shared/macro.h"
 #include "mglrud/shared/time.h"
 
 #define MiB (UINT64_C(1) << 20)
@@ -406,10 +407,11 @@ static void feed_small_files(struct streams *s, const struct cgroup *cg, size_t 
         assert_int_equal(streams_feed_events(s, keys, vals, n), 0);
 }
 
-/* The small-file inflow of the fast path is the current cycle's: 20 files of 128K read whole
- * before the last cycle (2.5M, not dropped then: below 8M) do not count, so 60 more (7.5M)
- * drop nothing, and 5 more (8.1M) drop those 65, not the 20. */
-static void test_fast_path_inflow_of_this_cycle(void **state) {
+/* The small-file inflow of the fast path is the last period's length back from now (cycles 10 s
+ * apart: 10 s): 20 files of 128K read whole 18 s ago, in the last period (2.5M, not dropped
+ * then: below 8M), do not count, so 60 more (7.5M) drop nothing, and 5 more (8.1M) drop those
+ * 65, not the 20. */
+static void test_fast_path_inflow_of_last_interval(void **state) {
         struct streams *s;
         struct cgroup *cg = make_cgroup();
         struct streams_key keys[65];
@@ -420,18 +422,60 @@ static void test_fast_path_inflow_of_this_cycle(void **state) {
         uint64_t t0 = 4000 * USEC_PER_SEC;
 
         assert_null(cycle_at(s, cg, t0, NULL, NULL, 0));
-        small_files(cg, 20, 1, 128 * 1024, t0 + 5 * USEC_PER_SEC, keys, vals);
+        small_files(cg, 20, 1, 128 * 1024, t0 + USEC_PER_SEC, keys, vals);
         assert_null(cycle_at(s, cg, t0 + 10 * USEC_PER_SEC, keys, vals, 20));
 
-        small_files(cg, 60, 100, 128 * 1024, t0 + 11 * USEC_PER_SEC, keys, vals);
+        small_files(cg, 60, 100, 128 * 1024, t0 + 19 * USEC_PER_SEC, keys, vals);
         assert_int_equal(streams_feed_events(s, keys, vals, 60), 0);
-        assert_null(fast(s, cg, t0 + 11 * USEC_PER_SEC, false, &r));
-        small_files(cg, 5, 160, 128 * 1024, t0 + 12 * USEC_PER_SEC, keys, vals);
+        assert_null(fast(s, cg, t0 + 19 * USEC_PER_SEC, false, &r));
+        small_files(cg, 5, 160, 128 * 1024, t0 + 19 * USEC_PER_SEC + 500000, keys, vals);
         assert_int_equal(streams_feed_events(s, keys, vals, 5), 0);
-        struct actuator_job *j = fast(s, cg, t0 + 12 * USEC_PER_SEC, false, &r);
+        struct actuator_job *j = fast(s, cg, t0 + 19 * USEC_PER_SEC + 500000, false, &r);
         assert_non_null(j);
         assert_int_equal(j->n_drops, 65);
+        for (size_t i = 0; i < j->n_drops; i++)
+                assert_true(j->drops[i].small_file);
         actuator_job_free(j);
+
+        control_cgroup_free(cg);
+        cgroup_free(cg);
+        streams_free(s);
+}
+
+/* A stream of small files goes on across a cycle: 70 files of 128K (8.75M) dropped by the fast
+ * path 5 s after a cycle, the next cycle (nothing left to drop), and the first file read whole
+ * 200 ms after it is dropped at once, timed from its own crossing: the inflow of the last 10 s
+ * is still 8.9M. (Counting from the cycle's drain, it waited for 8M more: 64 files, S2's grep
+ * up to 2 s.) */
+static void test_fast_path_inflow_across_cycle(void **state) {
+        struct streams *s;
+        struct cgroup *cg = make_cgroup();
+        struct streams_key keys[70];
+        struct streams_val vals[70];
+        int r;
+        assert_int_equal(streams_new("/proc", &s), 0);
+        streams_set_file_opener(s, open_data, NULL);
+        uint64_t t0 = 6000 * USEC_PER_SEC;
+
+        assert_null(cycle_at(s, cg, t0, NULL, NULL, 0));
+        small_files(cg, 70, 100, 128 * 1024, t0 + 5 * USEC_PER_SEC, keys, vals);
+        assert_int_equal(streams_feed_events(s, keys, vals, 70), 0);
+        struct actuator_job *j = fast(s, cg, t0 + 5 * USEC_PER_SEC, false, &r);
+        assert_non_null(j);
+        assert_int_equal(j->n_drops, 70);
+        control_job_done(cg, j, NULL);
+        assert_null(cycle_at(s, cg, t0 + 10 * USEC_PER_SEC, keys, vals, 70));
+
+        uint64_t crossed = t0 + 10 * USEC_PER_SEC + 200000;
+        small_files(cg, 1, 200, 128 * 1024, crossed, keys, vals);
+        assert_int_equal(streams_feed_events(s, keys, vals, 1), 0);
+        j = fast(s, cg, crossed, false, &r);
+        assert_non_null(j);
+        assert_int_equal(r, 0);
+        assert_int_equal(j->n_drops, 1);
+        assert_true(j->drops[0].small_file);
+        assert_int_equal(j->drops[0].crossed_usec, crossed);
+        control_job_done(cg, j, NULL);
 
         control_cgroup_free(cg);
         cgroup_free(cg);
@@ -730,7 +774,8 @@ int main(void) {
                 cmocka_unit_test(test_paused_or_off_get_nothing),
                 cmocka_unit_test(test_fast_path_drops_between_cycles),
                 cmocka_unit_test(test_fast_path_budget),
-                cmocka_unit_test(test_fast_path_inflow_of_this_cycle),
+                cmocka_unit_test(test_fast_path_inflow_of_last_interval),
+                cmocka_unit_test(test_fast_path_inflow_across_cycle),
                 cmocka_unit_test(test_cycle_after_fast_path),
                 cmocka_unit_test(test_fast_path_table_full),
                 cmocka_unit_test(test_fast_path_queue_bounds),
