@@ -16,10 +16,14 @@
 #include "mglrud/policy/stream-classify.h"
 #include "stream-events.h"
 
-/* Bounds over all cgroups, per second (the cycle and the fast path share them): files acted
- * on, and bytes asked to drop. Files handed to the actuation path and not dropped yet hold a
- * descriptor each: at most STREAMS_MAX_FILES_PENDING of them at any time (MANAGER_FD_RESERVE). */
+/* Bounds over all cgroups (the cycle and the fast path share them): files acted on, and bytes
+ * asked to drop, at most so many a second on average, with bursts of up to STREAMS_BURST_FILES
+ * files and STREAMS_MAX_BYTES_PER_SEC bytes (a token bucket: a stream crossing its threshold
+ * drops the files read so far at once, and the files that follow do not wait for the next
+ * second). Files handed to the actuation path and not dropped yet hold a descriptor each: at
+ * most STREAMS_MAX_FILES_PENDING of them at any time (MANAGER_FD_RESERVE). */
 #define STREAMS_MAX_FILES_PER_SEC 128
+#define STREAMS_BURST_FILES 256
 #define STREAMS_MAX_BYTES_PER_SEC (UINT64_C(1) << 30)
 #define STREAMS_MAX_FILES_PENDING 128
 /* The table holds the map's files and, between two cycles, the new files the fast path saw. */
@@ -62,9 +66,9 @@ struct streams {
         size_t n_retry;
         uint64_t drain_usec;            /* when the last two cycles read the map: the */
         uint64_t prev_drain_usec;       /* … length of the last period (0: none yet) */
-        uint64_t budget_start_usec;     /* the current second of the budget */
-        unsigned budget_files;          /* … files and bytes handed on in it */
-        uint64_t budget_bytes;
+        uint64_t budget_usec;           /* when the budget was last topped up (0: never) */
+        uint64_t budget_files;          /* … files left in it, in millionths of a file */
+        uint64_t budget_bytes;          /* … bytes left in it */
         bool watch_failed;              /* the last watch update failed (logged once) */
         struct streams_stats stats;
 };

@@ -408,27 +408,41 @@ static int file_open(struct streams *s, const struct file_entry *e, char *path, 
         return s->open_file(&e->key, e->val.generation, path, size, s->open_userdata);
 }
 
-/* Takes a drop of the range a from the budget: this second's files and bytes, the files
- * pending in the actuation path. A range beyond the bytes left is cut to them (the rest waits:
- * dropped_to says where it stopped). Returns false when nothing fits. */
+/* Tops the budget up for the time since the last call: STREAMS_MAX_FILES_PER_SEC files and
+ * STREAMS_MAX_BYTES_PER_SEC bytes a second, up to STREAMS_BURST_FILES files and a second's
+ * bytes. Full at first use (and if the clock went back). */
+static void budget_refill(struct streams *s, uint64_t now) {
+        const uint64_t files_max = (uint64_t) STREAMS_BURST_FILES * USEC_PER_SEC;
+        if (!s->budget_usec || now < s->budget_usec) {
+                s->budget_files = files_max;
+                s->budget_bytes = STREAMS_MAX_BYTES_PER_SEC;
+        } else {
+                /* Capped first: a full bucket takes at most 2 s, and the product stays far
+                 * from overflowing. */
+                uint64_t dt = MIN(now - s->budget_usec, 2 * USEC_PER_SEC);
+                s->budget_files = MIN(s->budget_files + dt * STREAMS_MAX_FILES_PER_SEC, files_max);
+                s->budget_bytes = MIN(s->budget_bytes + dt * STREAMS_MAX_BYTES_PER_SEC / USEC_PER_SEC,
+                                      STREAMS_MAX_BYTES_PER_SEC);
+        }
+        s->budget_usec = now;
+}
+
+/* Takes a drop of the range a from the budget (files and bytes, see budget_refill()) and the
+ * files pending in the actuation path. A range beyond the bytes left is cut to them (the rest
+ * waits: dropped_to says where it stopped). Returns false when nothing fits. */
 static bool budget_take(struct streams *s, struct drop_run *run, struct stream_action *a,
                         uint64_t page_size) {
-        uint64_t now = run->in->now_usec;
-        if (now < s->budget_start_usec || now - s->budget_start_usec >= USEC_PER_SEC) {
-                s->budget_start_usec = now;
-                s->budget_files = 0;
-                s->budget_bytes = 0;
-        }
-        uint64_t left_pages = (STREAMS_MAX_BYTES_PER_SEC - s->budget_bytes) / page_size;
-        if (s->budget_files >= STREAMS_MAX_FILES_PER_SEC || left_pages == 0 ||
+        budget_refill(s, run->in->now_usec);
+        uint64_t left_pages = s->budget_bytes / page_size;
+        if (s->budget_files < USEC_PER_SEC || left_pages == 0 ||
             run->pending_files >= STREAMS_MAX_FILES_PENDING)
                 return false;
         if (a->drop_end - a->drop_start > left_pages) {
                 a->drop_end = a->drop_start + left_pages;
                 run->held = true;
         }
-        s->budget_files++;
-        s->budget_bytes += (a->drop_end - a->drop_start) * page_size;
+        s->budget_files -= USEC_PER_SEC;
+        s->budget_bytes -= (a->drop_end - a->drop_start) * page_size;
         run->pending_files++;
         return true;
 }

@@ -482,9 +482,11 @@ static void test_fast_path_inflow_across_cycle(void **state) {
         streams_free(s);
 }
 
-/* 200 small files read whole between two cycles (12.5M: above the 8M inflow): the fast path
- * drops 128 of them (the files of one second), holds the rest back (asking to run again), and
- * drops them in the next second. A 2G range is cut to the 1G of a second. */
+/* 300 small files read whole between two cycles (18.75M: above the 8M inflow): the fast path
+ * hands on 128 at once (the pending files bound), 128 more 100 ms later (the budget holds 256:
+ * a stream's first files are not held for the next second), then goes at the budget's pace of
+ * 128 a second: 25 after 100 ms more (12.8 left + 12.8 earned), none 3 ms later (0.98), the
+ * last 19 at 400 ms. A 2G range is cut to the 1G of a second. */
 static void test_fast_path_budget(void **state) {
         struct streams *s;
         struct cgroup *cg = make_cgroup();
@@ -492,31 +494,36 @@ static void test_fast_path_budget(void **state) {
         assert_int_equal(streams_new("/proc", &s), 0);
         streams_set_file_opener(s, open_data, NULL);
 
-        uint64_t t0 = 1000 * USEC_PER_SEC;
+        uint64_t t0 = 1000 * USEC_PER_SEC, t1 = t0 + USEC_PER_SEC;
         assert_null(cycle_at(s, cg, t0, NULL, NULL, 0));
-        feed_small_files(s, cg, 200, 100, t0 + USEC_PER_SEC);
-        struct actuator_job *j = fast(s, cg, t0 + USEC_PER_SEC + 1000, false, &r);
-        assert_non_null(j);
-        assert_int_equal(r, 1);
-        assert_int_equal(j->n_drops, 128);
-        for (size_t i = 0; i < j->n_drops; i++) {
-                assert_true(j->drops[i].small_file);
-                assert_int_equal(j->drops[i].length, 64 * 1024);
-                assert_int_equal(j->drops[i].crossed_usec, t0 + USEC_PER_SEC);
+        feed_small_files(s, cg, 200, 100, t1);
+        feed_small_files(s, cg, 100, 300, t1);
+        static const struct { uint64_t at_usec; size_t n; int more; } runs[] = {
+                { 1000, 128, 1 }, { 101000, 128, 1 }, { 201000, 25, 1 }, { 401000, 19, 0 },
+        };
+        unsigned total = 0;
+        for (size_t k = 0; k < ELEMENTSOF(runs); k++) {
+                struct actuator_job *j = fast(s, cg, t1 + runs[k].at_usec, false, &r);
+                assert_non_null(j);
+                assert_int_equal(r, runs[k].more);
+                assert_int_equal(j->n_drops, runs[k].n);
+                for (size_t i = 0; i < j->n_drops; i++) {
+                        assert_true(j->drops[i].small_file);
+                        assert_int_equal(j->drops[i].length, 64 * 1024);
+                        assert_int_equal(j->drops[i].crossed_usec, t1);
+                }
+                total += j->n_drops;
+                control_job_done(cg, j, NULL);
+                if (k == 2) {
+                        assert_null(fast(s, cg, t1 + 204000, false, &r));
+                        assert_int_equal(r, 1);
+                }
         }
-        control_job_done(cg, j, NULL);
-        /* The same second: nothing more, still waiting. */
-        assert_null(fast(s, cg, t0 + USEC_PER_SEC + 500000, false, &r));
-        assert_int_equal(r, 1);
-        /* The next second: the other 72, done. */
-        j = fast(s, cg, t0 + 2 * USEC_PER_SEC + 2000, false, &r);
-        assert_non_null(j);
-        assert_int_equal(r, 0);
-        assert_int_equal(j->n_drops, 72);
-        control_job_done(cg, j, NULL);
+        assert_int_equal(total, 300);
         struct control_snapshot snap;
         assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
-        assert_int_equal(snap.stream_files, 200);
+        assert_int_equal(snap.stream_files, 300);
+        struct actuator_job *j;
 
         /* A 3G file read to 2G + 16M in one go: the first 1G now, the second in the next
          * second. */
