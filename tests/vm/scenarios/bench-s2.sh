@@ -10,7 +10,7 @@
 # Args: hot (MiB of hot.bin, default 56), stream (MiB, 480), rate (stream MiB/s, 16), period (s
 #       between hot bursts, 2), burst (hot reads per burst, 2048), shapes ("big,small,grep"),
 #       variants ("none,noprot,prot,pressure"; also protcycle), interval (daemon, 1s), grep_s (s the
-#       grep row runs after the delay, 40), delay (s from ready to the
+#       grep row runs after the delay, 40), log (the daemon's --log-level, info), delay (s from ready to the
 #       stream, 20), prefill (0, the default: the hot file warms up through its own random reads
 #       during the delay, readahead included, like a cache filled by its users; 1: read it once
 #       sequentially before ready, which gives every hot page one extra access and lets MGLRU's
@@ -30,8 +30,10 @@ GREP_S="${MGLRUD_ARG_grep_s:-40}" # the grep row's run time after the delay
 mountpoint -q /sys/kernel/tracing 2>/dev/null || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 result s2_params "prefill=${MGLRUD_ARG_prefill:-0},delay=${DELAY}s,hot=${HOT}M,stream=${SMAX}M,rate=${RATE}MiB/s,period=${PERIOD}s,burst=${BURST},duration=${DUR}s,interval=$IV"
 
-DPID=""
-# start_daemon MODE PROT CG [FAST]: mglrud in the background, logging to /tmp/mglrud-$ROW.log.
+DPID="" TPID=""
+# start_daemon MODE PROT CG [FAST]: mglrud in the background, logging to /tmp/mglrud-$ROW.log,
+# each line after the time it was written (epoch seconds to the microsecond, busybox ts): the
+# drops, the cycle's lines and the workload's reports (t= from the row's wl_start) line up.
 start_daemon() {
 	cat > /tmp/s2.conf <<EOC
 [Daemon]
@@ -42,7 +44,10 @@ StreamFastPath=${4:-yes}
 Mode=$1
 StreamProtection=$2
 EOC
-	mglrud --cgroup-root /sys/fs/cgroup --config /tmp/s2.conf --log-level info > "/tmp/mglrud-$ROW.log" 2>&1 &
+	rm -f /tmp/mglrud-log.fifo; mkfifo /tmp/mglrud-log.fifo
+	ts %.s < /tmp/mglrud-log.fifo > "/tmp/mglrud-$ROW.log" &
+	TPID=$!
+	mglrud --cgroup-root /sys/fs/cgroup --config /tmp/s2.conf --log-level "${MGLRUD_ARG_log:-info}" > /tmp/mglrud-log.fifo 2>&1 &
 	DPID=$!
 	sleep 1
 	kill -0 "$DPID" 2>/dev/null || { cat "/tmp/mglrud-$ROW.log"; fail "mglrud exited early ($ROW)"; }
@@ -78,6 +83,8 @@ row() {
 	pressure) start_daemon pressure no "$cg" ;;
 	esac
 	local wl=/tmp/wl-$ROW.log
+	local t0
+	t0=$(echo | ts %.s)
 	cg_run "$cg" "$wl" "$@"
 	wait_event "$wl" ready 120 || fail "file-hot-stream did not start ($ROW)"
 	local r0 avg
@@ -90,6 +97,7 @@ row() {
 		# The daemon's CPU time over the row (utime + stime, clock ticks of 10 ms).
 		dcpu=$(awk '{ print ($14 + $15) * 10 }' "/proc/$DPID/stat" 2>/dev/null)
 		kill "$DPID"; wait "$DPID"; drc=$?; DPID=""
+		wait "$TPID"; TPID=""
 		result_file "mglrud-$ROW.log" "/tmp/mglrud-$ROW.log"
 	fi
 	local p="s2_${shape}_${v}"
@@ -116,6 +124,7 @@ row() {
 	result "${p}_latency_ms_n" "$(echo "$lat" | grep -c .)"
 	result "${p}_latency_ms_p50" "$(echo "$lat" | awk 'NF { a[n++] = $1 } END { print n ? a[int((n - 1) / 2)] : "-" }')"
 	result "${p}_latency_ms_max" "$(echo "$lat" | awk 'NF { m = $1 } END { print m == "" ? "-" : m }')"
+	result "${p}_wl_start" "${t0% }"
 	result "${p}_mglrud_rc" "$drc"
 	result "${p}_daemon_cpu_ms" "$dcpu"
 	result_file "wl-$ROW.log" "$wl"
