@@ -4,11 +4,12 @@
 # Undefined symbols of the archive are checked against the list below (what the controllers
 # may use); a call to a reader (memstat_read), a log function, printf, open, clock_gettime or
 # any other project function outside policy/ breaks the build here. Sanitizer and coverage
-# hooks (__asan_, __ubsan_, __sanitizer_, __sancov_) are what the instrumented builds add.
+# hooks (__asan_, __ubsan_, __sanitizer_, __sancov_) are what the instrumented builds add,
+# __*_chk what _FORTIFY_SOURCE (the Debian package build) makes of memcpy and friends.
 #   check-pure.sh LIBRARY.a STAMP
 set -eu
 lib=$1 stamp=$2
-allowed='^(memcpy|memmove|memset|memcmp|strcmp|strlen|qsort|bsearch|abort|fabs|fmax|fmin|floor|ceil|round|lround|llround|exp|log|log2|pow|sqrt|__stack_chk_fail|__assert_fail|__asan_.*|__ubsan_.*|__sanitizer_.*|__sancov_.*|_GLOBAL_OFFSET_TABLE_)$'
+allowed='^(memcpy|memmove|memset|__memcpy_chk|__memmove_chk|__memset_chk|memcmp|strcmp|strlen|qsort|bsearch|abort|fabs|fmax|fmin|floor|ceil|round|lround|llround|exp|log|log2|pow|sqrt|__stack_chk_fail|__assert_fail|__asan_.*|__ubsan_.*|__sanitizer_.*|__sancov_.*|_GLOBAL_OFFSET_TABLE_)$'
 # What the archive's objects call, minus what they define for each other.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

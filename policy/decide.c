@@ -39,7 +39,9 @@ void decision_summarize(const struct decision *d, struct decision_summary *ret) 
                 .psi_some = d->psi_some,
                 .cold_age_usec = d->cold_age_usec,
                 .file_cold_age_usec = d->file_cold_age_usec,
+                .idle_horizon_usec = d->idle_horizon_usec,
         };
+        memcpy(ret->horizon_bytes, d->horizon_bytes, sizeof ret->horizon_bytes);
         memcpy(ret->reclaims, d->reclaims, sizeof ret->reclaims);
         memcpy(ret->cold_bytes, d->cold_bytes, sizeof ret->cold_bytes);
         memcpy(ret->cooling_bytes, d->cooling_bytes, sizeof ret->cooling_bytes);

@@ -113,6 +113,11 @@ uint64_t tiering_gen_pages(const struct lrugen_gen *g, int type);
  * referenced back into it (tiering.c: rejected_since). slot may be NULL. */
 uint64_t tiering_gen_idle_usec(const struct lrugen_lruvec *v, unsigned i,
                                const struct policy_lruvec_state *slot, uint64_t now_usec);
+/* Returns the index of the youngest evictable generation of v (never the two youngest) in the
+ * prefix idle for at least t (-1 if none); *ret_pages gets the type's pages in generations
+ * 0..index. */
+int tiering_cold_prefix(const struct lrugen_lruvec *v, const struct policy_lruvec_state *slot,
+                        uint64_t now_usec, int type, uint64_t t, uint64_t *ret_pages);
 void tiering_adapt(const struct policy *p, struct policy_state *s, const struct policy_rates *r,
                    const struct cgroup_sample *cur, uint64_t page_size, uint32_t *flags);
 void stream_update(struct policy_state *s, const struct policy_rates *r,

@@ -41,24 +41,6 @@ static bool file_tiers_thrashing(const struct lrugen_lruvec *v) {
                (double) refaulted >= POLICY_TIER_REFAULT_RATIO * (double) evicted;
 }
 
-/* Returns the index of the youngest evictable generation of the lruvec idle for at least t
- * (-1 if none); *ret_pages gets the type's pages in generations 0..index. */
-static int cold_prefix(const struct lrugen_lruvec *v, const struct policy_lruvec_state *slot,
-                       uint64_t now_usec, int type, uint64_t t, uint64_t *ret_pages) {
-        int last = -1;
-        uint64_t pages = 0;
-
-        /* seq <= max_seq − 2: index <= nr_gens − 3. */
-        for (unsigned i = 0; i + 3 <= v->nr_gens; i++) {
-                if (tiering_gen_idle_usec(v, i, slot, now_usec) < t)
-                        break;
-                last = (int) i;
-                pages += tiering_gen_pages(&v->gens[i], type);
-        }
-        *ret_pages = pages;
-        return last;
-}
-
 /* Returns the age the youngest generation of a lruvec must reach before it is aged again.
  * Pages in the youngest generation have no known idle time, and a generation only becomes
  * evictable once the one after it is T old: at the regular cadence, a lruvec first seen with
@@ -98,8 +80,8 @@ static void plan_prefixes(const struct kernel_caps *caps, const struct policy_st
                 for (int type = 0; type < _LRUGEN_NR_TYPES; type++) {
                         uint64_t pages;
 
-                        plan->lruvecs[j].idx[type] =
-                                cold_prefix(v, slot, cur->now_usec, type, plan->t[type], &pages);
+                        plan->lruvecs[j].idx[type] = tiering_cold_prefix(
+                                v, slot, cur->now_usec, type, plan->t[type], &pages);
                         if (pages > 0 && type == LRUGEN_ANON && headroom == 0) {
                                 d->flags |= DECISION_FLAG_NO_SWAP;
                                 pages = 0;
@@ -163,7 +145,7 @@ static bool plan_evictions(const struct policy *p, struct policy_state *s,
                         .nr_pages = take,
                         .type = type,
                 };
-                if (c.seq + 2 > max_seq) /* kernel: EINVAL; cold_prefix never does it */
+                if (c.seq + 2 > max_seq) /* kernel: EINVAL; the prefix never has it */
                         continue;
                 if (!push_cmd(d, &c))
                         continue;

@@ -16,6 +16,7 @@
  * already has four generations (7.3 hot/cold inversion). */
 #include <math.h>
 
+#include "mglrud/policy/idle-profile.h"
 #include "mglrud/shared/macro.h"
 #include "policy-internal.h"
 
@@ -48,6 +49,22 @@ uint64_t tiering_gen_idle_usec(const struct lrugen_lruvec *v, unsigned i,
                 return 0;
         return u64_min((uint64_t) v->gens[i + 1].age_ms * 1000ULL,
                        rejected_since(slot, v->gens[i].seq, now_usec));
+}
+
+int tiering_cold_prefix(const struct lrugen_lruvec *v, const struct policy_lruvec_state *slot,
+                        uint64_t now_usec, int type, uint64_t t, uint64_t *ret_pages) {
+        int last = -1;
+        uint64_t pages = 0;
+
+        /* seq <= max_seq − 2: index <= nr_gens − 3. */
+        for (unsigned i = 0; i + 3 <= v->nr_gens; i++) {
+                if (tiering_gen_idle_usec(v, i, slot, now_usec) < t)
+                        break;
+                last = (int) i;
+                pages += tiering_gen_pages(&v->gens[i], type);
+        }
+        *ret_pages = pages;
+        return last;
 }
 
 void tiering_note_rejects(struct policy_state *s, const struct cgroup_sample *cur) {
@@ -101,8 +118,26 @@ void tiering_estimate(const struct policy_state *s, const struct cgroup_sample *
                         }
                 }
                 hot += lruvec_hot_pages(v);
+                d->idle_horizon_usec = u64_max(d->idle_horizon_usec,
+                                               idle_lruvec_horizon(v, slot, cur->now_usec));
         }
         d->hot_bytes = hot * page_size;
+        /* What the generations can tell when T is longer than the oldest one's idle time. */
+        for (size_t j = 0; d->idle_horizon_usec > 0 && j < cur->n_lruvecs; j++) {
+                const struct lrugen_lruvec *v = &cur->lruvecs[j];
+                const struct policy_lruvec_state *slot =
+                        policy_lruvec_find(s, v->memcg_id, v->node);
+
+                for (unsigned i = 0; i < v->nr_gens; i++) {
+                        uint64_t idle = tiering_gen_idle_usec(v, i, slot, cur->now_usec);
+
+                        if (idle < d->idle_horizon_usec)
+                                continue;
+                        for (int type = 0; type < _LRUGEN_NR_TYPES; type++)
+                                d->horizon_bytes[type] +=
+                                        tiering_gen_pages(&v->gens[i], type) * page_size;
+                }
+        }
 }
 
 void tiering_adapt(const struct policy *p, struct policy_state *s, const struct policy_rates *r,

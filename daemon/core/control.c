@@ -49,26 +49,47 @@ struct prev_reading {
  * only state lives here (docs/design.md, "Memory"): the previous sample as far as the policy
  * reads it, the last decision as its summary (its commands went to the actuation path), the
  * policy state as the bytes it uses (policy_state_size(): only as many lruvec slots as it has,
- * at the end of this allocation); the decision and the lruvecs live in the cycle's scratch. */
+ * at the end of this allocation), and after it, once a cycle had a histogram, what the idle-age
+ * profile keeps (control-idle.h: the generations of the last reading, not the lruvecs); the
+ * decision and the lruvecs live in the cycle's scratch. */
 struct control_state {
         struct prev_reading prev;
         struct decision_summary last;
         struct job_baseline before;    /* of the decision in flight */
         struct control_overrides *overrides; /* NULL without runtime overrides */
+        struct control_idle_lists idle_lists; /* memory.stat's LRU lists, last reading */
         uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES];
         uint64_t actions, errors;
         uint64_t stream_files;         /* one-shot stream files dropped (or advised), cumulative */
         uint64_t stream_dropped_bytes; /* … bytes asked to drop, cumulative */
         uint64_t in_flight_token;      /* the in-flight job's token (unique for the daemon's life) */
         uint32_t policy_size;          /* bytes in policy; 0 before the first cycle */
+        uint32_t idle_size;            /* bytes of the idle-age state after it (idle_of()) */
         bool has_prev;
         bool has_last;                 /* last holds a decision */
         bool paused;                   /* Pause(): sample, but do not decide or act */
         bool skipped;                  /* the last cycle was skipped because of a pause */
         bool reclaim_denied_logged;    /* note_reclaim_denied() said it */
         bool in_flight;                /* a job with this cgroup's writes is queued or running */
-        unsigned char policy[];        /* the first policy_size bytes of a struct policy_state */
+        unsigned char policy[];        /* the first policy_size bytes of a struct policy_state,
+                                        * then the idle-age state at idle_offset() */
 };
+
+/* Returns where the idle-age state of a state with policy_size bytes of policy starts (from
+ * the state's start), which is also the allocation's size without it: after the policy and the
+ * struct, aligned for its 64-bit fields. */
+static size_t idle_offset(size_t policy_size) {
+        size_t end = MAX(sizeof(struct control_state),
+                         offsetof(struct control_state, policy) + policy_size);
+        return (end + 7) & ~(size_t) 7;
+}
+
+/* Returns s's idle-age state, or NULL before its first cycle with a histogram. */
+static struct control_idle_state *idle_of(const struct control_state *s) {
+        if (!s->idle_size)
+                return NULL;
+        return (struct control_idle_state *) ((char *) s + idle_offset(s->policy_size));
+}
 
 void control_cgroup_free(struct cgroup *cg) {
         struct control_state *s = cg ? cg->userdata : NULL;
@@ -108,9 +129,20 @@ static struct control_state *policy_store(struct cgroup *cg, const struct policy
         struct control_state *s = cg->userdata;
         size_t size = policy_state_size(ps);
         if (size != s->policy_size) {
-                s = realloc(s, sizeof *s + size);
-                if (!s)
+                /* The idle-age state follows the policy's bytes: moved down before a shrink,
+                 * up after a growth, and back when the allocation fails. */
+                size_t from = idle_offset(s->policy_size), to = idle_offset(size);
+                if (to < from)
+                        memmove((char *) s + to, (char *) s + from, s->idle_size);
+                struct control_state *t = realloc(s, to + s->idle_size);
+                if (!t) {
+                        if (to < from)
+                                memmove((char *) s + from, (char *) s + to, s->idle_size);
                         return NULL;
+                }
+                s = t;
+                if (to > from)
+                        memmove((char *) s + to, (char *) s + from, s->idle_size);
                 cg->userdata = s;
                 s->policy_size = (uint32_t) size;
         }
@@ -162,6 +194,8 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
                 .section = cg->section ? cg->section->name : "Defaults",
                 .mode = policy_mode_to_string(cg->policy.mode),
                 .reason = "none",
+                .min_cold_age_usec = cg->policy.min_cold_age_usec,
+                .max_cold_age_usec = cg->policy.max_cold_age_usec,
         };
         const struct container_identity *ci = &cg->container;
         if (ci->kind != CONTAINER_KIND_NONE) {
@@ -181,6 +215,8 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
                 }
         if (!s)
                 return 0;
+        ret->idle_lists = s->idle_lists;
+        ret->idle_state = idle_of(s);
         ret->paused = s->paused;
         for (unsigned k = 0; k < _POLICY_KEY_MAX && s->overrides; k++)
                 if (s->overrides->mask & (1u << k)) {
@@ -511,6 +547,38 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
         return r == -ESHUTDOWN ? 0 : r;
 }
 
+/* Updates cg's idle-age profile from this cycle's reading (docs/design.md, "Idle-age
+ * profile"): p is the policy decided with, t the decision's T, ps the policy state after it.
+ * Gives the idle-age state the room for this reading's lruvecs at the end of cg's state, which
+ * may move. Returns 0 or -ENOMEM (the profile then shows nothing). */
+static int idle_update(struct cgroup *cg, const struct cycle_input *in,
+                       const struct cgroup_reading *cur, const struct lrugen_lruvec *lruvecs,
+                       size_t n_lruvecs, const struct policy *p, const struct policy_state *ps,
+                       uint64_t t) {
+        struct control_state *s = cg->userdata;
+        struct cgroup_sample sc;
+
+        fill_sample(cur, lruvecs, n_lruvecs, in->lrugen && n_lruvecs > 0, &sc);
+        if (!control_idle_begin(&s->idle_lists, idle_of(s), in, &sc))
+                return 0;
+        size_t size = control_idle_state_size(n_lruvecs);
+        if (size != s->idle_size) {
+                struct control_state *grown = realloc(s, idle_offset(s->policy_size) + size);
+                if (!grown) {
+                        if (s->idle_size)
+                                idle_of(s)->has_profile = false;
+                        return -ENOMEM;
+                }
+                cg->userdata = s = grown;
+                bool fresh = s->idle_size == 0;
+                s->idle_size = (uint32_t) size;
+                if (fresh)
+                        control_idle_init(idle_of(s));
+        }
+        control_idle_keep(idle_of(s), in, &sc, p, ps, t);
+        return 0;
+}
+
 int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct actuator *act) {
         uint64_t now_usec = in->now_usec;
         struct control_state *s;
@@ -583,15 +651,20 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
         struct decision d;
         r = decide(in, &p, advise, &ps, s->has_prev ? &s->prev : NULL, &cur, lruvecs, (size_t) n,
                    &ps, &d);
-        control_scratch_done(&local);
         if (r < 0) {
+                control_scratch_done(&local);
                 log_warning_errno(r, "%s: policy rejected the sample: %m", cg->name);
                 prev_take(&cur, &s->prev);
                 s->has_prev = true;
                 return 0;
         }
-        if (!(s = policy_store(cg, &ps)))
-                return -ENOMEM;
+        s = policy_store(cg, &ps);
+        /* Before the scratch goes: the lruvecs may be in it. */
+        r = s ? idle_update(cg, in, &cur, lruvecs, (size_t) n, &p, &ps, d.cold_age_usec) : -ENOMEM;
+        control_scratch_done(&local);
+        if (r < 0)
+                return r;
+        s = cg->userdata; /* idle_update() may have moved it */
         if (!advise && d.n_reclaims > 0 && cg->files.reclaim_denied) {
                 /* A subtree delegated to a user: its memory.reclaim is the user's. lru_gen
                  * eviction goes through debugfs and is not affected; this decision is advice. */

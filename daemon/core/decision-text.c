@@ -116,7 +116,22 @@ int decision_summary_format(const struct decision_summary *d, char *buf, size_t 
         if (d->reason == DECISION_NONE_MODE_OFF)
                 return snprintf(buf, size, "not managed: %s", reason);
 
-        if (d->has_estimates) {
+        if (d->has_estimates && d->cold_age_usec > d->idle_horizon_usec) {
+                /* The generations do not reach back T: say what they do tell, not "0". */
+                char h[16];
+                format_duration(t, sizeof(t), d->cold_age_usec);
+                if (d->idle_horizon_usec == 0)
+                        line_add(&l, "cold anon ? file ? (idle ≥ %s not known yet: no generation "
+                                 "older than the youngest holds pages), ", t);
+                else
+                        line_add(&l, "cold anon ? file ? (idle ≥ %s not known yet: the oldest "
+                                 "generation is idle ≥ %s, anon %s file %s), ", t,
+                                 format_duration(h, sizeof(h), d->idle_horizon_usec),
+                                 B(a, d->horizon_bytes[LRUGEN_ANON]),
+                                 B(f, d->horizon_bytes[LRUGEN_FILE]));
+                line_add(&l, "cooling anon %s file %s; ", B(a, d->cooling_bytes[LRUGEN_ANON]),
+                         B(f, d->cooling_bytes[LRUGEN_FILE]));
+        } else if (d->has_estimates) {
                 format_duration(t, sizeof(t), d->cold_age_usec);
                 line_add(&l, "cold anon %s file %s (idle ≥ %s), ", B(a, d->cold_bytes[LRUGEN_ANON]),
                          B(f, d->cold_bytes[LRUGEN_FILE]), t);

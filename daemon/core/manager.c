@@ -774,6 +774,24 @@ static void manager_read_host(struct manager *m, uint64_t now_usec) {
         m->host_cur = h;
 }
 
+/* Updates the host's idle-age profile from this cycle's histogram (every memcg), or its LRU
+ * lists from /proc/meminfo. */
+static void manager_host_idle(struct manager *m, uint64_t now_usec) {
+        struct host_idle *h = &m->host_idle;
+        const struct meminfo *mi = &m->host_cur.meminfo;
+
+        h->read_usec = now_usec;
+        h->has_lists = mi->has_lru;
+        h->active[LRUGEN_ANON] = mi->active_anon;
+        h->active[LRUGEN_FILE] = mi->active_file;
+        h->inactive[LRUGEN_ANON] = mi->inactive_anon;
+        h->inactive[LRUGEN_FILE] = mi->inactive_file;
+        h->has_profile = m->lrugen_valid &&
+                         idle_profile_compute(m->lrugen.lruvecs, m->lrugen.n_lruvecs, NULL,
+                                              now_usec, m->caps.kernel.page_size,
+                                              idle_ladder_default_usec, IDLE_LADDER_DEFAULT_N,
+                                              &h->profile) >= 0;
+}
 
 int manager_cycle(struct manager *m, uint64_t now_usec) {
         int r;
@@ -790,6 +808,7 @@ int manager_cycle(struct manager *m, uint64_t now_usec) {
 
         manager_read_host(m, now_usec);
         manager_read_lrugen(m);
+        manager_host_idle(m, now_usec);
 
         struct host_limits limits;
         struct cycle_input in;
@@ -852,6 +871,7 @@ int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,
                 .actuation = m->actuator ? actuator_get_stats(m->actuator)
                                          : (struct actuator_stats) {},
                 .streams = streams_get_stats(m->streams),
+                .host_idle = &m->host_idle,
         };
         *ret_snaps = s;
         *ret_n = m->n_cgroups;

@@ -1,77 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "mglrud/interfaces/bus.h"
+#include "bus-internal.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <sys/epoll.h>
-#include <sys/file.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <systemd/sd-bus.h>
-#include <systemd/sd-id128.h>
 
 #include "config.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/manager.h"
-#include "bus-guard.h"
 #include "mglrud/interfaces/dump.h"
+#include "mglrud/interfaces/idle-report.h"
 #include "mglrud/interfaces/metrics.h"
 #include "mglrud/interfaces/report.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/time.h"
 
-/* Connections on the private socket: at most this many per unprivileged uid, and in all (root
- * gets BUS_ROOT_RESERVE more, so that root's mglructl gets through while others fill up). */
-#define BUS_MAX_CONNECTIONS_PER_UID 16
-#define BUS_MAX_CONNECTIONS 64
-#define BUS_ROOT_RESERVE 16
-/* Each connection holds 3 descriptors: the manager keeps part of its reserve for them. */
-_Static_assert(3 * (BUS_MAX_CONNECTIONS + BUS_ROOT_RESERVE) <= MANAGER_FD_RESERVE / 2,
-               "the bus takes more descriptors than the manager keeps for it");
-/* After accept() failed with EMFILE/ENFILE, stop accepting for this long (else the listening
- * socket stays readable and the loop spins). */
-#define BUS_ACCEPT_PAUSE_USEC (1 * USEC_PER_SEC)
-
-/* One peer of the private socket: its sd-bus connection behind the guard. */
-struct bus_conn {
-        struct bus_server *b;
-        sd_bus *bus;
-        struct bus_guard *guard;
-        uid_t uid;               /* from SO_PEERCRED at accept */
-};
-
-struct bus_server {
-        struct manager *m;
-        int lock_fd;             /* RUNTIME_DIR/lock, flock()ed for the daemon's lifetime */
-        bus_reload_t reload;
-        sd_event *event;
-        char *socket_path;
-        int listen_fd;
-        sd_event_source *listen_source, *accept_pause;
-        struct bus_conn **conns; /* accepted private connections */
-        size_t n_conns;
-        sd_bus *system_bus;
-        sd_id128_t id;
-        uint64_t last_refusal_log_usec;
-        unsigned refusals_unlogged;
-};
-
-static struct bus_conn *find_conn(struct bus_server *b, sd_bus *bus) {
-        for (size_t i = 0; i < b->n_conns; i++)
-                if (b->conns[i]->bus == bus)
-                        return b->conns[i];
-        return NULL;
-}
-
 /* Returns 0 when the caller has effective uid 0, else an AccessDenied error (or -errno). */
 static int check_root(struct bus_server *b, sd_bus_message *msg, sd_bus_error *error) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *c = NULL;
-        struct bus_conn *conn = find_conn(b, sd_bus_message_get_bus(msg));
+        struct bus_conn *conn = bus_find_conn(b, sd_bus_message_get_bus(msg));
         uid_t uid;
 
         if (conn) {
@@ -319,6 +269,101 @@ static int method_advise(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }
 
+/* Appends one IdleProfile() entry: (path, fields, rows); see bus-protocol.h. */
+static int append_idle(sd_bus_message *reply, const char *path, const struct idle_table *t,
+                       const struct control_snapshot *s, uint64_t read_ago_usec) {
+        int r;
+        if ((r = sd_bus_message_open_container(reply, 'r', "sa{sv}a(tttud)")) < 0 ||
+            (r = sd_bus_message_append(reply, "s", path)) < 0 ||
+            (r = sd_bus_message_open_container(reply, 'a', "{sv}")) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "Kind", "s", s ? "cgroup" : "host")) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "HasReading", "b", (int) !t->unread)) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "HasLruGen", "b", (int) t->has_lrugen)) < 0 ||
+            (r = APPEND_T("ReadAgoUSec", read_ago_usec)) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "HasLruLists", "b",
+                                       (int) t->has_lru_lists)) < 0)
+                return r;
+        if (t->has_lru_lists &&
+            ((r = APPEND_T("ActiveAnonBytes", t->active[0])) < 0 ||
+             (r = APPEND_T("InactiveAnonBytes", t->inactive[0])) < 0 ||
+             (r = APPEND_T("ActiveFileBytes", t->active[1])) < 0 ||
+             (r = APPEND_T("InactiveFileBytes", t->inactive[1])) < 0))
+                return r;
+        if (t->has_lrugen &&
+            ((r = APPEND_T("Lruvecs", t->n_lruvecs)) < 0 ||
+             (r = APPEND_T("HorizonUSec", t->horizon_usec)) < 0 ||
+             (r = APPEND_T("AgedMinUSec", t->aged_min_usec)) < 0 ||
+             (r = APPEND_T("AgedMaxUSec", t->aged_max_usec)) < 0 ||
+             (r = APPEND_T("TotalAnonBytes", t->total[0])) < 0 ||
+             (r = APPEND_T("TotalFileBytes", t->total[1])) < 0 ||
+             (r = APPEND_T("HotAnonBytes", t->hot[0])) < 0 ||
+             (r = APPEND_T("HotFileBytes", t->hot[1])) < 0 ||
+             (r = APPEND_T("ReaccessUSec", t->reaccess_usec)) < 0 ||
+             (r = APPEND_T("ReaccessPendingUSec", t->reaccess_pending_usec)) < 0))
+                return r;
+        if (s &&
+            ((r = sd_bus_message_append(reply, "{sv}", "Mode", "s", s->mode)) < 0 ||
+             (r = sd_bus_message_append(reply, "{sv}", "Policy", "s", t->policy)) < 0 ||
+             (r = APPEND_T("ColdAgeUSec", s->cold_age_usec)) < 0 ||
+             (r = APPEND_T("MinColdAgeUSec", s->min_cold_age_usec)) < 0 ||
+             (r = APPEND_T("MaxColdAgeUSec", s->max_cold_age_usec)) < 0))
+                return r;
+        for (size_t i = 0; i < t->n_forecasts; i++) {
+                const struct idle_table_forecast *x = &t->forecasts[i];
+                char k[4][64];
+                snprintf(k[0], sizeof k[0], "Forecast%sUSec", x->name);
+                snprintf(k[1], sizeof k[1], "Forecast%sAnonBytes", x->name);
+                snprintf(k[2], sizeof k[2], "Forecast%sFileBytes", x->name);
+                snprintf(k[3], sizeof k[3], "Forecast%sFlags", x->name);
+                if ((r = APPEND_T(k[0], x->threshold_usec)) < 0 ||
+                    (r = APPEND_T(k[1], x->bytes[0])) < 0 ||
+                    (r = APPEND_T(k[2], x->bytes[1])) < 0 || (r = APPEND_T(k[3], x->flags)) < 0)
+                        return r;
+        }
+        if ((r = sd_bus_message_close_container(reply)) < 0 ||
+            (r = sd_bus_message_open_container(reply, 'a', "(tttud)")) < 0)
+                return r;
+        for (size_t i = 0; i < t->n_rows; i++) {
+                const struct idle_table_row *w = &t->rows[i];
+                if ((r = sd_bus_message_append(reply, "(tttud)", w->idle_usec, w->bytes[0],
+                                               w->bytes[1], (uint32_t) w->flags, w->reaccess)) < 0)
+                        return r;
+        }
+        if ((r = sd_bus_message_close_container(reply)) < 0)
+                return r;
+        return sd_bus_message_close_container(reply);
+}
+
+static int method_idle_profile(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct bus_server *b = userdata;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_free_ struct control_snapshot *snaps = NULL;
+        struct daemon_stats d;
+        struct idle_table t;
+        char policy[256];
+        size_t n;
+        uint64_t now = now_monotonic_usec();
+        const struct host_idle *h = &b->m->host_idle;
+        int r = manager_snapshots(b->m, &d, &snaps, &n);
+        if (r < 0)
+                return r;
+        if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
+            (r = sd_bus_message_open_container(reply, 'a', "(sa{sv}a(tttud))")) < 0)
+                return r;
+        idle_table_from_host(h, &t);
+        r = append_idle(reply, "", &t, NULL,
+                        h->read_usec && now > h->read_usec ? now - h->read_usec : 0);
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                uint64_t read_usec = snaps[i].idle_lists.read_usec;
+                idle_table_from_snapshot(&snaps[i], &t, policy, sizeof policy);
+                r = append_idle(reply, snaps[i].path, &t, &snaps[i],
+                                read_usec && now > read_usec ? now - read_usec : 0);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
+}
+
 static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         struct bus_server *b = userdata;
         const char *path, *key, *value, *reason = NULL;
@@ -354,7 +399,7 @@ static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error) 
 
 /* Every method is "unprivileged" for sd-bus: the changing ones check uid 0 themselves, the
  * same way on the private socket and on the system bus. */
-static const sd_bus_vtable manager_vtable[] = {
+const sd_bus_vtable bus_manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_METHOD("ListCgroups", "", "a(stss)", method_list, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("GetCgroup", "s", "a{sv}", method_get, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -365,276 +410,8 @@ static const sd_bus_vtable manager_vtable[] = {
         SD_BUS_METHOD("Pause", "s", "", method_pause, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Resume", "s", "", method_resume, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Advise", "", "a(ss)", method_advise, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("IdleProfile", "", "a(sa{sv}a(tttud))", method_idle_profile,
+                      SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Set", "sss", "", method_set, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END
 };
-
-static void conn_free(struct bus_conn *c) {
-        if (!c)
-                return;
-        bus_guard_free(c->guard);
-        sd_bus_flush_close_unref(c->bus);
-        free(c);
-}
-
-static void remove_conn(struct bus_server *b, struct bus_conn *c) {
-        for (size_t i = 0; i < b->n_conns; i++)
-                if (b->conns[i] == c) {
-                        b->conns[i] = b->conns[--b->n_conns];
-                        break;
-                }
-}
-
-/* Logs a refused or dropped peer, at most one line every 5 s (a flood must not flood the log). */
-_printf_(2, 3) static void log_refusal(struct bus_server *b, const char *fmt, ...) {
-        uint64_t now = now_monotonic_usec();
-        char msg[256];
-        va_list ap;
-
-        if (b->last_refusal_log_usec && now - b->last_refusal_log_usec < 5 * USEC_PER_SEC) {
-                b->refusals_unlogged++;
-                return;
-        }
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-        if (b->refusals_unlogged)
-                log_notice("%s (and %u more since the last such line)", msg, b->refusals_unlogged);
-        else
-                log_notice("%s", msg);
-        b->last_refusal_log_usec = now;
-        b->refusals_unlogged = 0;
-}
-
-static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        struct bus_server *b = userdata;
-        struct bus_conn *c = find_conn(b, sd_bus_message_get_bus(msg));
-        if (c) {
-                remove_conn(b, c);
-                /* sd_bus_process() holds a reference to the bus until it returns. */
-                conn_free(c);
-        }
-        return 0;
-}
-
-static void on_guard_closed(struct bus_guard *g, const char *reason, void *userdata) {
-        struct bus_conn *c = userdata;
-        if (reason)
-                log_refusal(c->b, "Dropped the bus connection of uid %u (pid %d): %s.",
-                            (unsigned) bus_guard_uid(g), (int) bus_guard_pid(g), reason);
-        /* sd-bus now reads EOF from the guard's socketpair and sends itself Disconnected. */
-}
-
-/* Returns whether a peer of uid may have one more connection. */
-static bool conn_allowed(struct bus_server *b, uid_t uid) {
-        size_t same = 0;
-        for (size_t i = 0; i < b->n_conns; i++)
-                same += b->conns[i]->uid == uid;
-        if (uid == 0)
-                return b->n_conns < BUS_MAX_CONNECTIONS + BUS_ROOT_RESERVE;
-        return same < BUS_MAX_CONNECTIONS_PER_UID && b->n_conns < BUS_MAX_CONNECTIONS;
-}
-
-static int accept_connection(struct bus_server *b, int fd) {
-        struct bus_conn *c = calloc(1, sizeof *c);
-        int daemon_fd, r;
-
-        if (!c) {
-                close(fd);
-                return -ENOMEM;
-        }
-        c->b = b;
-        r = bus_guard_new(b->event, fd, on_guard_closed, c, &c->guard, &daemon_fd);
-        if (r < 0) {
-                free(c);
-                return r;
-        }
-        c->uid = bus_guard_uid(c->guard);
-        if (!conn_allowed(b, c->uid)) {
-                log_refusal(b, "Refused a bus connection of uid %u (pid %d): it has %d already "
-                            "(at most %d per user, %d in all).", (unsigned) c->uid,
-                            (int) bus_guard_pid(c->guard), BUS_MAX_CONNECTIONS_PER_UID,
-                            BUS_MAX_CONNECTIONS_PER_UID, BUS_MAX_CONNECTIONS);
-                close(daemon_fd);
-                conn_free(c);
-                return 0;
-        }
-        struct bus_conn **n = realloc(b->conns, (b->n_conns + 1) * sizeof *n);
-        if (!n) {
-                close(daemon_fd);
-                conn_free(c);
-                return -ENOMEM;
-        }
-        b->conns = n;
-        if ((r = sd_bus_new(&c->bus)) < 0 || (r = sd_bus_set_fd(c->bus, daemon_fd, daemon_fd)) < 0) {
-                close(daemon_fd);
-                conn_free(c);
-                return r;
-        }
-        if ((r = sd_bus_set_server(c->bus, 1, b->id)) < 0 ||
-            (r = sd_bus_set_anonymous(c->bus, 1)) < 0 ||
-            (r = sd_bus_negotiate_fds(c->bus, 0)) < 0 ||
-            (r = sd_bus_add_object_vtable(c->bus, NULL, BUS_OBJECT_PATH, BUS_INTERFACE,
-                                          manager_vtable, b)) < 0 ||
-            (r = sd_bus_add_match(c->bus, NULL,
-                                  "type='signal',path='/org/freedesktop/DBus/Local',"
-                                  "interface='org.freedesktop.DBus.Local',member='Disconnected'",
-                                  on_disconnected, b)) < 0 ||
-            (r = sd_bus_start(c->bus)) < 0 ||
-            (r = sd_bus_attach_event(c->bus, b->event, SD_EVENT_PRIORITY_NORMAL)) < 0) {
-                conn_free(c);
-                return r;
-        }
-        b->conns[b->n_conns++] = c;
-        return 0;
-}
-
-static int on_accept_pause_end(sd_event_source *s, uint64_t usec, void *userdata) {
-        struct bus_server *b = userdata;
-        b->accept_pause = sd_event_source_disable_unref(b->accept_pause);
-        return sd_event_source_set_enabled(b->listen_source, SD_EVENT_ON);
-}
-
-static int on_listen(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        struct bus_server *b = userdata;
-        int nfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (nfd < 0) {
-                int r = negative_errno();
-                if (r == -EAGAIN || r == -EINTR || r == -ECONNABORTED)
-                        return 0;
-                log_refusal(b, "Cannot accept on %s: %s; pausing for a second.", b->socket_path,
-                            strerror(-r));
-                /* Out of descriptors (EMFILE/ENFILE): the pending connection stays, and the
-                 * socket with it readable; stop watching it for a while instead of spinning. */
-                sd_event_source_set_enabled(b->listen_source, SD_EVENT_OFF);
-                if (!b->accept_pause)
-                        (void) sd_event_add_time_relative(b->event, &b->accept_pause,
-                                                          CLOCK_MONOTONIC, BUS_ACCEPT_PAUSE_USEC,
-                                                          0, on_accept_pause_end, b);
-                return 0;
-        }
-        int r = accept_connection(b, nfd);
-        if (r < 0)
-                log_warning_errno(r, "Cannot set up a bus connection: %m");
-        return 0;
-}
-
-/* Creates runtime_dir if needed and checks that it is a directory of ours that nobody else may
- * write to: the socket there answers privileged calls. Returns 0 or -EPERM (logged). */
-static int check_runtime_dir(const char *runtime_dir) {
-        struct stat st;
-        if (mkdir(runtime_dir, 0755) < 0 && errno != EEXIST)
-                return log_error_errno(errno, "Cannot create %s: %m", runtime_dir);
-        if (lstat(runtime_dir, &st) < 0)
-                return log_error_errno(errno, "Cannot stat %s: %m", runtime_dir);
-        if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 0022))
-                return log_error_errno(EPERM, "%s must be a directory owned by uid %u and "
-                                       "writable by it alone (it is %s, uid %u, mode %04o).",
-                                       runtime_dir, (unsigned) geteuid(),
-                                       S_ISDIR(st.st_mode) ? "a directory" : "not a directory",
-                                       (unsigned) st.st_uid, (unsigned) (st.st_mode & 07777));
-        return 0;
-}
-
-/* Takes runtime_dir/lock for the daemon's lifetime, so that a second daemon does not take over
- * the socket of the first. Returns 0, or -EBUSY (logged with the holder's pid) or -errno. */
-static int lock_runtime_dir(struct bus_server *b, const char *runtime_dir) {
-        _cleanup_free_ char *p = NULL;
-        char pid[32] = "";
-        if (asprintf(&p, "%s/lock", runtime_dir) < 0)
-                return -ENOMEM;
-        b->lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (b->lock_fd < 0)
-                return log_error_errno(errno, "Cannot open %s: %m", p);
-        if (flock(b->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-                int r = negative_errno();
-                if (r != -EWOULDBLOCK)
-                        return log_error_errno(r, "Cannot lock %s: %m", p);
-                ssize_t n = pread(b->lock_fd, pid, sizeof pid - 1, 0);
-                pid[n > 0 ? n : 0] = '\0';
-                pid[strcspn(pid, "\n")] = '\0';
-                return log_error_errno(EBUSY, "Another mglrud (pid %s) serves %s: not starting a "
-                                       "second one there (see --runtime-dir).",
-                                       *pid ? pid : "?", runtime_dir);
-        }
-        snprintf(pid, sizeof pid, "%d\n", (int) getpid());
-        if (ftruncate(b->lock_fd, 0) < 0 || pwrite(b->lock_fd, pid, strlen(pid), 0) < 0)
-                log_debug_errno(errno, "Cannot write the pid to %s: %m", p);
-        return 0;
-}
-
-static int listen_socket(struct bus_server *b, const char *runtime_dir) {
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        int r;
-        if (asprintf(&b->socket_path, "%s/%s", runtime_dir, BUS_SOCKET_NAME) < 0)
-                return -ENOMEM;
-        if (strlen(b->socket_path) >= sizeof sa.sun_path)
-                return -ENAMETOOLONG;
-        strcpy(sa.sun_path, b->socket_path);
-        if ((r = check_runtime_dir(runtime_dir)) < 0 || (r = lock_runtime_dir(b, runtime_dir)) < 0)
-                return r;
-        (void) unlink(b->socket_path);
-        b->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (b->listen_fd < 0)
-                return negative_errno();
-        if (bind(b->listen_fd, (struct sockaddr *) &sa, sizeof sa) < 0 ||
-            chmod(b->socket_path, 0666) < 0 || listen(b->listen_fd, SOMAXCONN) < 0)
-                return negative_errno();
-        return sd_event_add_io(b->event, &b->listen_source, b->listen_fd, EPOLLIN, on_listen, b);
-}
-
-/* Takes BUS_SERVICE on the system bus. Returns 0 or -errno (the caller only logs it). */
-static int connect_system_bus(struct bus_server *b) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        int r;
-        if ((r = sd_bus_open_system(&bus)) < 0 ||
-            (r = sd_bus_add_object_vtable(bus, NULL, BUS_OBJECT_PATH, BUS_INTERFACE,
-                                          manager_vtable, b)) < 0 ||
-            (r = sd_bus_request_name(bus, BUS_SERVICE, 0)) < 0 ||
-            (r = sd_bus_attach_event(bus, b->event, SD_EVENT_PRIORITY_NORMAL)) < 0)
-                return r;
-        b->system_bus = TAKE_PTR(bus);
-        return 0;
-}
-
-int bus_server_new(struct manager *m, sd_event *e, const char *runtime_dir, bus_reload_t reload,
-                   struct bus_server **ret) {
-        struct bus_server *b = calloc(1, sizeof *b);
-        if (!b)
-                return -ENOMEM;
-        b->m = m;
-        b->reload = reload;
-        b->event = sd_event_ref(e);
-        b->listen_fd = -1;
-        b->lock_fd = -1;
-        int r = sd_id128_randomize(&b->id);
-        if (r >= 0)
-                r = listen_socket(b, runtime_dir);
-        if (r < 0) {
-                bus_server_free(b);
-                return r;
-        }
-        if (strcmp(runtime_dir, MGLRUD_RUNTIME_DIR) == 0 && (r = connect_system_bus(b)) < 0)
-                log_debug_errno(r, "Not on the system bus (%m); serving %s only.", b->socket_path);
-        *ret = b;
-        return 0;
-}
-
-void bus_server_free(struct bus_server *b) {
-        if (!b)
-                return;
-        for (size_t i = 0; i < b->n_conns; i++)
-                conn_free(b->conns[i]);
-        free(b->conns);
-        sd_event_source_disable_unref(b->accept_pause);
-        sd_bus_flush_close_unref(b->system_bus);
-        sd_event_source_unref(b->listen_source);
-        if (b->listen_fd >= 0) {
-                close(b->listen_fd);
-                (void) unlink(b->socket_path);
-        }
-        free(b->socket_path);
-        closep(&b->lock_fd);
-        sd_event_unref(b->event);
-        free(b);
-}

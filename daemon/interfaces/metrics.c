@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mglrud/shared/fileio.h"
+#include "mglrud/shared/idle-table.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
 #include "mglrud/shared/time.h"
@@ -42,17 +43,23 @@ static void put_header(FILE *f, const char *name, const char *type, const char *
  * they add no series (one per cgroup already) and let a query sum by them. Container ids and
  * pod uids are not: they are in the cgroup label already, and as labels of their own they
  * would make every container start a new set of series names to join on. */
+static void put_cgroup_labels(FILE *f, const struct control_snapshot *s) {
+        fputs("cgroup=\"", f);
+        put_label(f, s->path);
+        fputc('"', f);
+        if (s->runtime)
+                fprintf(f, ",runtime=\"%s\"", s->runtime);
+        if (s->qos_class)
+                fprintf(f, ",qos_class=\"%s\"", s->qos_class);
+}
+
 static void put_series(FILE *f, const char *name, const struct control_snapshot *s,
                        const char *type) {
-        fprintf(f, "%s{cgroup=\"", name);
-        put_label(f, s->path);
-        if (s->runtime)
-                fprintf(f, "\",runtime=\"%s", s->runtime);
-        if (s->qos_class)
-                fprintf(f, "\",qos_class=\"%s", s->qos_class);
+        fprintf(f, "%s{", name);
+        put_cgroup_labels(f, s);
         if (type)
-                fprintf(f, "\",type=\"%s", type);
-        fputs("\"} ", f);
+                fprintf(f, ",type=\"%s\"", type);
+        fputs("} ", f);
 }
 
 /* One family of per-type byte values, found at offset in each snapshot; only_estimates skips
@@ -68,6 +75,154 @@ static void put_typed(FILE *f, const char *name, const char *type, const char *h
                 for (int t = 0; t < _LRUGEN_NR_TYPES; t++) {
                         put_series(f, name, &snaps[i], type_names[t]);
                         fprintf(f, "%llu\n", (unsigned long long) v[t]);
+                }
+        }
+}
+
+/* Returns true when t is a rung of the ladder (not a profile's own oldest-generation row):
+ * histogram buckets stay the same from one scrape to the next. */
+static bool ladder_rung(uint64_t t) {
+        for (size_t k = 0; k < IDLE_LADDER_DEFAULT_N; k++)
+                if (idle_ladder_default_usec[k] == t)
+                        return true;
+        return false;
+}
+
+/* Writes name{[cgroup="…",runtime,qos_class,]type="…"[,extra]} (the value follows): the
+ * labels of put_series() for a cgroup (s), none for the host (s NULL). */
+static void put_idle_series(FILE *f, const char *name, const struct control_snapshot *s,
+                            const char *type, const char *extra) {
+        const char *sep = "";
+        fprintf(f, "%s{", name);
+        if (s) {
+                put_cgroup_labels(f, s);
+                sep = ",";
+        }
+        if (type) {
+                fprintf(f, "%stype=\"%s\"", sep, type);
+                sep = ",";
+        }
+        if (extra)
+                fprintf(f, "%s%s", sep, extra);
+        fputs("} ", f);
+}
+
+/* One idle-age histogram: per type, bucket le holds the bytes not known to be idle longer
+ * than le seconds, _count every byte in the generations, _sum the byte-seconds of known idle
+ * time. Bytes idle at least t: _count − bucket{le=t}. */
+static void put_idle_histogram(FILE *f, const char *name, const struct control_snapshot *cgroup,
+                               const struct idle_profile *p) {
+        char bucket[128], sum[128], count[128], le[48];
+        snprintf(bucket, sizeof bucket, "%s_bucket", name);
+        snprintf(sum, sizeof sum, "%s_sum", name);
+        snprintf(count, sizeof count, "%s_count", name);
+        for (int t = 0; t < _LRUGEN_NR_TYPES; t++) {
+                for (size_t i = 0; i < p->n_rows; i++) {
+                        if (!ladder_rung(p->rows[i].idle_usec))
+                                continue;
+                        snprintf(le, sizeof le, "le=\"%.9g\"",
+                                 (double) p->rows[i].idle_usec / (double) USEC_PER_SEC);
+                        put_idle_series(f, bucket, cgroup, type_names[t], le);
+                        fprintf(f, "%llu\n", (unsigned long long) p->rows[i].known_le_bytes[t]);
+                }
+                put_idle_series(f, bucket, cgroup, type_names[t], "le=\"+Inf\"");
+                fprintf(f, "%llu\n", (unsigned long long) p->total_bytes[t]);
+                put_idle_series(f, sum, cgroup, type_names[t], NULL);
+                fprintf(f, "%.9g\n", p->known_idle_byte_seconds[t]);
+                put_idle_series(f, count, cgroup, type_names[t], NULL);
+                fprintf(f, "%llu\n", (unsigned long long) p->total_bytes[t]);
+        }
+}
+
+/* Fills *x with the idle-age profile of s's cgroup; returns whether it has one. */
+static bool snapshot_profile(const struct control_snapshot *s, struct control_idle *x) {
+        if (!s->idle_state)
+                return false;
+        control_snapshot_idle(s, x);
+        return x->has_profile;
+}
+
+/* The idle-age profiles (docs/design.md, "Idle-age profile"): histograms, how far back the
+ * generations reach, the re-access rate per rung, what the thresholds would free. */
+static void put_idle(FILE *f, const struct daemon_stats *d, const struct control_snapshot *snaps,
+                     size_t n) {
+        const struct host_idle *h = d->host_idle;
+        char extra[64];
+
+        put_header(f, "mglrud_host_idle_bytes", "histogram",
+                   "Bytes of every memcg by known idle time: bucket le holds the bytes not known "
+                   "to be idle longer than le seconds (a generation is idle at least as long as "
+                   "the next younger one exists; the youngest 0).");
+        if (h && h->has_profile)
+                put_idle_histogram(f, "mglrud_host_idle_bytes", NULL, &h->profile);
+        put_header(f, "mglrud_host_idle_horizon_seconds", "gauge",
+                   "The longest idle time the host's generations tell: nothing is known past it.");
+        if (h && h->has_profile)
+                fprintf(f, "mglrud_host_idle_horizon_seconds %.9g\n",
+                        (double) h->profile.horizon_usec / (double) USEC_PER_SEC);
+
+        /* Each family computes the profiles again (control_snapshot_idle()): they are not
+         * kept, and one at a time is all the memory this takes. */
+        struct control_idle x;
+        put_header(f, "mglrud_idle_bytes", "histogram",
+                   "Bytes of the cgroup by known idle time: bucket le holds the bytes not known "
+                   "to be idle longer than le seconds; _count - bucket is idle at least le.");
+        for (size_t i = 0; i < n; i++)
+                if (snapshot_profile(&snaps[i], &x))
+                        put_idle_histogram(f, "mglrud_idle_bytes", &snaps[i], &x.profile);
+        put_header(f, "mglrud_idle_horizon_seconds", "gauge",
+                   "The longest idle time the cgroup's generations tell: nothing is known past "
+                   "it.");
+        for (size_t i = 0; i < n; i++)
+                if (snapshot_profile(&snaps[i], &x)) {
+                        put_series(f, "mglrud_idle_horizon_seconds", &snaps[i], NULL);
+                        fprintf(f, "%.9g\n",
+                                (double) x.profile.horizon_usec / (double) USEC_PER_SEC);
+                }
+        put_header(f, "mglrud_idle_last_aged_seconds", "gauge",
+                   "Time since the cgroup's generations were last aged (the information's age).");
+        for (size_t i = 0; i < n; i++)
+                if (snapshot_profile(&snaps[i], &x) && x.profile.n_lruvecs > 0) {
+                        put_series(f, "mglrud_idle_last_aged_seconds", &snaps[i], NULL);
+                        fprintf(f, "%.9g\n",
+                                (double) x.profile.aged_min_usec / (double) USEC_PER_SEC);
+                }
+        put_header(f, "mglrud_idle_reaccess_ratio_per_minute", "gauge",
+                   "Share of the bytes idle at least ge seconds (in generations eviction could "
+                   "take) used again per minute, over the last minutes (from 30 s of readings "
+                   "on).");
+        for (size_t i = 0; i < n; i++) {
+                const struct control_idle_state *st = snaps[i].idle_state;
+                if (!st || !st->has_profile ||
+                    st->risk.window_usec < (double) IDLE_TABLE_REACCESS_MIN_USEC)
+                        continue;
+                for (size_t k = 0; k < st->risk.n; k++) {
+                        double share = idle_risk_share_per_min(&st->risk, k, IDLE_RISK_ALL);
+                        if (share < 0)
+                                continue;
+                        snprintf(extra, sizeof extra, "ge=\"%.9g\"",
+                                 (double) st->risk.ladder_usec[k] / (double) USEC_PER_SEC);
+                        put_idle_series(f, "mglrud_idle_reaccess_ratio_per_minute", &snaps[i],
+                                        NULL, extra);
+                        fprintf(f, "%.9g\n", share);
+                }
+        }
+        put_header(f, "mglrud_forecast_free_bytes", "gauge",
+                   "What evicting the generations idle at least the threshold (T, MinColdAge, "
+                   "MaxColdAge) would free now; absent while not known.");
+        for (size_t i = 0; i < n; i++) {
+                const struct control_idle_state *st = snaps[i].idle_state;
+                for (int k = 0; st && st->has_profile && k < _CONTROL_FORECAST_MAX; k++) {
+                        if (st->forecasts[k].flags & IDLE_ROW_UNKNOWN)
+                                continue;
+                        snprintf(extra, sizeof extra, "threshold=\"%s\"",
+                                 control_forecast_to_string(k));
+                        for (int t = 0; t < _LRUGEN_NR_TYPES; t++) {
+                                put_idle_series(f, "mglrud_forecast_free_bytes", &snaps[i],
+                                                type_names[t], extra);
+                                fprintf(f, "%llu\n",
+                                        (unsigned long long) st->forecasts[k].bytes[t]);
+                        }
                 }
         }
 }
@@ -143,6 +298,7 @@ int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_s
                 fprintf(f, "mglrud_stream_crossings_lost_total %llu\n",
                         (unsigned long long) st->lost);
         }
+        put_idle(f, d, snaps, n);
 
         put_header(f, "mglrud_cycles_total", "counter", "Control cycles run.");
         fprintf(f, "mglrud_cycles_total %llu\n", (unsigned long long) d->cycles);

@@ -339,7 +339,8 @@ static int parse_tier_line(struct parser *ps, const struct token *tok) {
 
         if (!rec || rec->nr_gens == 0 || ps->cur_mm || ps->full == 0)
                 return -EINVAL;
-        if (tok[0].suffix || tok[0].value != ps->cur_tiers)
+        /* The kernel prints tiers 0..MAX_NR_TIERS-1 in order: a fifth tier line is not one. */
+        if (tok[0].suffix || tok[0].value != ps->cur_tiers || ps->cur_tiers >= LRUGEN_MAX_NR_TIERS)
                 return -EINVAL;
 
         unsigned gi = rec->nr_gens - 1, tier = ps->cur_tiers;

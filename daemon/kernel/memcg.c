@@ -40,6 +40,11 @@ enum {
         MEMINFO_MEM_AVAILABLE,
         MEMINFO_SWAP_TOTAL,
         MEMINFO_SWAP_FREE,
+        _MEMINFO_REQUIRED,
+        MEMINFO_ACTIVE_ANON = _MEMINFO_REQUIRED, /* optional from here on */
+        MEMINFO_INACTIVE_ANON,
+        MEMINFO_ACTIVE_FILE,
+        MEMINFO_INACTIVE_FILE,
         _MEMINFO_MAX,
 };
 
@@ -48,6 +53,10 @@ static const char *const meminfo_keys[_MEMINFO_MAX] = {
         [MEMINFO_MEM_AVAILABLE] = "MemAvailable",
         [MEMINFO_SWAP_TOTAL] = "SwapTotal",
         [MEMINFO_SWAP_FREE] = "SwapFree",
+        [MEMINFO_ACTIVE_ANON] = "Active(anon)",
+        [MEMINFO_INACTIVE_ANON] = "Inactive(anon)",
+        [MEMINFO_ACTIVE_FILE] = "Active(file)",
+        [MEMINFO_INACTIVE_FILE] = "Inactive(file)",
 };
 
 /* Parses one "Key:   N kB" (or "Key:   N" for counts such as HugePages_Total) line. Returns 0
@@ -104,13 +113,18 @@ int meminfo_parse(const char *buf, size_t len, struct meminfo *ret, unsigned *re
         }
         if (more < 0) /* a last line without its newline: cut */
                 return parse_bad_line(ret_bad_line, lineno + 1);
-        if (seen != (1u << _MEMINFO_MAX) - 1)
+        if ((seen & ((1u << _MEMINFO_REQUIRED) - 1)) != (1u << _MEMINFO_REQUIRED) - 1)
                 return parse_bad_line(ret_bad_line, 0);
         *ret = (struct meminfo) {
                 .mem_total = v[MEMINFO_MEM_TOTAL],
                 .mem_available = v[MEMINFO_MEM_AVAILABLE],
                 .swap_total = v[MEMINFO_SWAP_TOTAL],
                 .swap_free = v[MEMINFO_SWAP_FREE],
+                .active_anon = v[MEMINFO_ACTIVE_ANON],
+                .inactive_anon = v[MEMINFO_INACTIVE_ANON],
+                .active_file = v[MEMINFO_ACTIVE_FILE],
+                .inactive_file = v[MEMINFO_INACTIVE_FILE],
+                .has_lru = seen == (1u << _MEMINFO_MAX) - 1,
         };
         return 0;
 }

@@ -2,6 +2,7 @@
 /* mglructl-client.c: mglructl's side of the bus: connecting to the daemon's socket, calling a
  * method, reading an a{sv} reply. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,47 @@ uint64_t ctl_field_u64(const struct field *f, size_t n, const char *key) {
         return x ? x->t : 0;
 }
 
+void ctl_json_string(const char *s) {
+        putchar('"');
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
+                if (*p == '"' || *p == '\\')
+                        printf("\\%c", *p);
+                else if (*p == '\n')
+                        fputs("\\n", stdout);
+                else if (*p == '\t')
+                        fputs("\\t", stdout);
+                else if (*p < 0x20)
+                        printf("\\u%04x", *p);
+                else
+                        putchar(*p);
+        }
+        putchar('"');
+}
+
+void ctl_json_fields(const struct field *f, size_t n) {
+        putchar('{');
+        for (size_t i = 0; i < n; i++) {
+                if (i > 0)
+                        putchar(',');
+                ctl_json_string(f[i].key);
+                putchar(':');
+                switch (f[i].type) {
+                case 's':
+                        ctl_json_string(f[i].s);
+                        break;
+                case 't':
+                        printf("%" PRIu64, f[i].t);
+                        break;
+                case 'b':
+                        fputs(f[i].t ? "true" : "false", stdout);
+                        break;
+                case 'd':
+                        printf("%.9g", f[i].d);
+                        break;
+                }
+        }
+        putchar('}');
+}
 
 const char *ctl_container_label(const struct field *f, size_t n, char *buf, size_t size) {
         const struct field *rt = ctl_field_get(f, n, "Runtime"),

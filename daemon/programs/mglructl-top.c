@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mglructl top: a live view of mglrud's cgroups over the bus (GetStatus, ListCgroups,
  * GetCgroup), redrawn in place on the terminal's alternate screen with plain ANSI escapes and
- * termios raw input (no curses). Keys: c, r, p, n sort; q quits. */
+ * termios raw input (no curses). Keys: c, r, p, n sort; i switches to the idle-age view (the
+ * ladder of IdleProfile() per cgroup and for the host) and back; q quits. */
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -44,6 +45,11 @@ struct top {
         char sort;
         bool tty;
         unsigned cols, lines;
+        bool idle_view;            /* 'i': the idle-age ladder instead of the cgroup rows */
+        bool refetch;              /* fetch now, not at the next interval (the view changed) */
+        sd_bus_message *idle_reply; /* IdleProfile(), holds the strings of idle[] */
+        struct ctl_idle *idle;
+        size_t n_idle;
 };
 
 static volatile sig_atomic_t got_quit, got_winch;
@@ -189,6 +195,20 @@ static int fetch_status(struct top *t) {
         return 0;
 }
 
+/* Refreshes the idle-age profiles. Returns 0 or an exit code. */
+static int top_fetch_idle(struct top *t) {
+        sd_bus_message *reply = NULL;
+        struct ctl_idle *idle = NULL;
+        size_t n = 0;
+        int r = ctl_idle_fetch(t->bus, &reply, &idle, &n);
+        if (r > 0)
+                return r;
+        sd_bus_message_unref(t->idle_reply);
+        free(t->idle);
+        t->idle_reply = reply, t->idle = idle, t->n_idle = n;
+        return 0;
+}
+
 /* Refreshes the header and every row, and the rates against the previous refresh. Returns 0 or
  * an exit code. */
 static int top_fetch(struct top *t) {
@@ -196,6 +216,8 @@ static int top_fetch(struct top *t) {
         int r = fetch_status(t);
         if (r > 0)
                 return r;
+        if (t->idle_view)
+                return top_fetch_idle(t);
         if ((r = ctl_call(t->bus, "ListCgroups", "", NULL, &list)) > 0)
                 return r;
 
@@ -286,6 +308,93 @@ static void emit(const struct top *t, const char *line, bool reverse) {
         fputs(reverse ? "\033[K\033[0m\r\n" : "\033[K\r\n", stdout);
 }
 
+/* Returns the row of x at idle time t, or NULL. */
+static const struct idle_table_row *idle_row(const struct ctl_idle *x, uint64_t t) {
+        for (size_t k = 0; k < x->n_rows; k++)
+                if (x->rows[k].idle_usec == t)
+                        return &x->rows[k];
+        return NULL;
+}
+
+/* Returns true when every entry has a row at t: a rung of the ladder, not one entry's own
+ * oldest-generation row (that one is the OLDEST column). */
+static bool idle_column(const struct top *t, uint64_t idle_usec) {
+        for (size_t i = 0; i < t->n_idle; i++)
+                if (t->idle[i].n_rows > 0 && !idle_row(&t->idle[i], idle_usec))
+                        return false;
+        return true;
+}
+
+/* Appends " %7s" of s to line, counting "≥" (three bytes) as one column. */
+static size_t put_cell(char *line, size_t size, size_t len, const char *s) {
+        int extra = strncmp(s, "≥", 3) == 0 ? 2 : 0;
+        if (len >= size)
+                return len;
+        return len + (size_t) snprintf(line + len, size - len, " %*s", 7 + extra, s);
+}
+
+/* The idle-age view: per row the bytes idle for at least each rung ("?" past the oldest
+ * generation, "≥" where only part of the memory's generations reach back that far). */
+static void top_render_idle(const struct top *t) {
+        char line[1024], cell[32], name[512];
+        const struct ctl_idle *first = NULL;
+        size_t pw, maxlen = 6, len;
+
+        for (size_t i = 0; i < t->n_idle; i++) {
+                maxlen = MAX(maxlen, strlen(t->idle[i].path));
+                if (!first && t->idle[i].n_rows > 0)
+                        first = &t->idle[i];
+        }
+        pw = t->tty ? (t->cols > 100 ? t->cols - 82 : 18) : maxlen;
+        pw = MIN(pw, sizeof name - 1);
+        /* "≥" is three bytes and one column. */
+        len = (size_t) snprintf(line, sizeof line, "%-*s %7s %6s", (int) pw + 2, "IDLE ≥",
+                                "OLDEST", "AGED");
+        for (size_t k = 0; first && k < first->n_rows; k++)
+                if (idle_column(t, first->rows[k].idle_usec))
+                        len = put_cell(line, sizeof line, len,
+                                       format_duration(cell, sizeof cell,
+                                                       first->rows[k].idle_usec));
+        emit(t, line, t->tty);
+
+        size_t max_rows = t->tty ? (t->lines > 5 ? t->lines - 5 : 0) : t->n_idle;
+        for (size_t i = 0; i < t->n_idle && i < max_rows; i++) {
+                const struct ctl_idle *x = &t->idle[i];
+                const char *p = x->path[0] ? x->path : "host";
+                size_t plen = strlen(p);
+                uint64_t hz = ctl_field_u64(x->fields, x->n_fields, "HorizonUSec");
+                char h[32], a[32];
+
+                if (plen > pw && pw > 3)
+                        snprintf(name, sizeof name, "...%s", p + plen - (pw - 3));
+                else
+                        snprintf(name, sizeof name, "%s", p);
+                if (!ctl_field_u64(x->fields, x->n_fields, "HasLruGen")) {
+                        snprintf(line, sizeof line, "%-*s no lru_gen: idle times cannot be "
+                                 "estimated", (int) pw, name);
+                        emit(t, line, false);
+                        continue;
+                }
+                len = (size_t) snprintf(line, sizeof line, "%-*s %7s %6s", (int) pw, name,
+                                        hz ? format_duration(h, sizeof h, hz) : "-",
+                                        format_duration(a, sizeof a,
+                                                        ctl_field_u64(x->fields, x->n_fields,
+                                                                      "AgedMinUSec")));
+                for (size_t k = 0; first && k < first->n_rows; k++) {
+                        if (!idle_column(t, first->rows[k].idle_usec))
+                                continue;
+                        const struct idle_table_row *r = idle_row(x, first->rows[k].idle_usec);
+                        len = put_cell(line, sizeof line, len,
+                                       r ? idle_table_bytes(cell, sizeof cell,
+                                                            r->bytes[0] + r->bytes[1], r->flags)
+                                         : "-");
+                }
+                emit(t, line, false);
+        }
+        if (t->n_idle == 0)
+                emit(t, "(no idle-age profile)", false);
+}
+
 static void top_render(const struct top *t) {
         /* MODE T COLD-ANON COLD-FILE PSI RECL-A RATE-A RECL-F RATE-F, with two bars of bw. */
         enum { FIXED = 8 + 6 + 6 + 6 + 7 + 7 + 10 + 7 + 10 + 9 };
@@ -312,8 +421,19 @@ static void top_render(const struct top *t) {
         if (t->tty)
                 fputs("\033[H", stdout);
         emit(t, t->status, false);
+        if (t->idle_view) {
+                snprintf(line, sizeof line, "%s; view: idle age (bytes idle at least that long)%s",
+                         t->info, t->tty ? " (i: cgroups, q quits)" : "");
+                emit(t, line, false);
+                emit(t, "", false);
+                top_render_idle(t);
+                if (t->tty)
+                        fputs("\033[J", stdout);
+                fflush(stdout);
+                return;
+        }
         snprintf(line, sizeof line, "%s; sort: %s%s", t->info, sort_name(t->sort),
-                 t->tty ? " (keys c r p n, q quits)" : "");
+                 t->tty ? " (keys c r p n i, q quits)" : "");
         emit(t, line, false);
         emit(t, "", false);
         snprintf(hdr, sizeof hdr, "%*s", (int) bw, "");
@@ -389,14 +509,19 @@ static bool top_keys(struct top *t) {
                         top_sort(t);
                         redraw = true;
                         break;
+                case 'i':
+                        t->idle_view = !t->idle_view;
+                        t->refetch = true;
+                        break;
                 case 0x0c: /* ^L */
                         redraw = true;
                 }
         return redraw;
 }
 
-int ctl_top_run(sd_bus *bus, uint64_t interval_usec, bool once) {
-        struct top t = { .bus = bus, .sort = 'c', .interval_usec = interval_usec };
+int ctl_top_run(sd_bus *bus, uint64_t interval_usec, bool once, bool idle_view) {
+        struct top t = { .bus = bus, .sort = 'c', .interval_usec = interval_usec,
+                         .idle_view = idle_view };
         struct termios saved, raw;
         bool keys = false, alt = false;
         sigset_t mask, old;
@@ -440,7 +565,8 @@ int ctl_top_run(sd_bus *bus, uint64_t interval_usec, bool once) {
         for (uint64_t next = 0, frames = 0;;) {
                 bool redraw = false;
                 uint64_t now = now_usec();
-                if (now >= next) {
+                if (now >= next || t.refetch) {
+                        t.refetch = false;
                         if ((r = top_fetch(&t)) > 0)
                                 break;
                         next = now + interval_usec;
@@ -463,7 +589,7 @@ int ctl_top_run(sd_bus *bus, uint64_t interval_usec, bool once) {
                 int k = ppoll(&pfd, keys ? 1 : 0, &ts, &old);
                 if (got_quit)
                         break;
-                if (k > 0 && (pfd.revents & (POLLIN | POLLHUP)) && top_keys(&t))
+                if (k > 0 && (pfd.revents & (POLLIN | POLLHUP)) && top_keys(&t) && !t.refetch)
                         top_render(&t);
                 if (got_quit)
                         break;
@@ -479,5 +605,7 @@ int ctl_top_run(sd_bus *bus, uint64_t interval_usec, bool once) {
 out:
         free(t.rows);
         free(t.prev);
+        free(t.idle);
+        sd_bus_message_unref(t.idle_reply);
         return r;
 }

@@ -20,7 +20,8 @@
 #include "mglructl.h"
 
 static const char *arg_runtime_dir = MGLRUD_RUNTIME_DIR;
-static bool arg_json, arg_once;
+static bool arg_json, arg_once, arg_idle;
+static const char *arg_svg, *arg_html;
 static uint64_t arg_interval = USEC_PER_SEC;
 
 static void help(void) {
@@ -34,60 +35,25 @@ static void help(void) {
                "  pause [PATH]     stop acting on PATH, or on every cgroup (root)\n"
                "  resume [PATH]    act again on PATH, or on every cgroup (root)\n"
                "  advise           what each cgroup would get now (computed, nothing written)\n"
+               "                   and the idle-age profiles of the host and the cgroups\n"
                "  set PATH KEY=VALUE\n"
                "                   override a policy key of PATH until restart (root);\n"
                "                   KEY= removes the override\n"
-               "  top              live view of the cgroups (keys c r p n sort, q quits)\n\n"
+               "  top              live view of the cgroups (keys c r p n sort, i idle-age view,\n"
+               "                   q quits)\n"
+               "  report --svg FILE | --html FILE\n"
+               "                   draw the idle-age curves of the host and the top cgroups\n\n"
                "Options:\n"
                "     --runtime-dir=DIR  find the daemon's socket in DIR (default %s)\n"
                "     --json             JSON output for status, dump and advise\n"
                "     --interval=TIME    top: refresh every TIME (default 1s)\n"
                "     --once             top: print one frame and exit\n"
+               "     --idle             top: start in the idle-age view\n"
+               "     --svg=FILE         report: write the picture as SVG\n"
+               "     --html=FILE        report: write an HTML page with the picture and tables\n"
                "  -h --help             this help\n"
                "     --version          print the version\n",
                MGLRUD_RUNTIME_DIR);
-}
-
-static void json_string(const char *s) {
-        putchar('"');
-        for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
-                if (*p == '"' || *p == '\\')
-                        printf("\\%c", *p);
-                else if (*p == '\n')
-                        fputs("\\n", stdout);
-                else if (*p == '\t')
-                        fputs("\\t", stdout);
-                else if (*p < 0x20)
-                        printf("\\u%04x", *p);
-                else
-                        putchar(*p);
-        }
-        putchar('"');
-}
-
-static void json_fields(const struct field *f, size_t n) {
-        putchar('{');
-        for (size_t i = 0; i < n; i++) {
-                if (i > 0)
-                        putchar(',');
-                json_string(f[i].key);
-                putchar(':');
-                switch (f[i].type) {
-                case 's':
-                        json_string(f[i].s);
-                        break;
-                case 't':
-                        printf("%" PRIu64, f[i].t);
-                        break;
-                case 'b':
-                        fputs(f[i].t ? "true" : "false", stdout);
-                        break;
-                case 'd':
-                        printf("%.9g", f[i].d);
-                        break;
-                }
-        }
-        putchar('}');
 }
 
 /* Calls a method returning a{sv} (argument arg when not NULL) and reads it into f. Returns
@@ -133,7 +99,7 @@ static int cmd_status(sd_bus *bus, bool full_json) {
 
         if (arg_json) {
                 fputs("{\"daemon\":", stdout);
-                json_fields(f, n);
+                ctl_json_fields(f, n);
                 fputs(",\"cgroups\":[", stdout);
         } else {
                 const struct field *v = ctl_field_get(f, n, "Version"), *s = ctl_field_get(f, n, "Status"),
@@ -160,11 +126,11 @@ static int cmd_status(sd_bus *bus, bool full_json) {
                         break;
                 if (arg_json && !full_json) {
                         printf("%s{\"Path\":", first ? "" : ",");
-                        json_string(path);
+                        ctl_json_string(path);
                         printf(",\"Id\":%" PRIu64 ",\"Mode\":", id);
-                        json_string(mode);
+                        ctl_json_string(mode);
                         fputs(",\"Reason\":", stdout);
-                        json_string(reason);
+                        ctl_json_string(reason);
                         putchar('}');
                         continue;
                 }
@@ -176,7 +142,7 @@ static int cmd_status(sd_bus *bus, bool full_json) {
                 if (arg_json) {
                         if (!first)
                                 putchar(',');
-                        json_fields(g, k);
+                        ctl_json_fields(g, k);
                 } else
                         print_cgroup_line(g, k);
         }
@@ -202,17 +168,36 @@ static int cmd_text(sd_bus *bus, const char *member) {
         return 0;
 }
 
-/* advise: the daemon's fresh advice for every cgroup, one line each. */
+/* Returns the idle entry of path in v[0..n), or NULL. */
+static const struct ctl_idle *idle_find(const struct ctl_idle *v, size_t n, const char *path) {
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(v[i].path, path) == 0)
+                        return &v[i];
+        return NULL;
+}
+
+/* advise: the daemon's fresh advice for every cgroup, one line each, then the idle-age profile
+ * of the host and of each cgroup (IdleProfile(), as of the last cycle). */
 static int cmd_advise(sd_bus *bus) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL, *idle_reply = NULL;
+        _cleanup_free_ struct ctl_idle *idle = NULL;
+        size_t n_idle = 0;
         int r = ctl_call(bus, "Advise", "", NULL, &reply);
+        if (r > 0)
+                return r;
+        r = ctl_idle_fetch(bus, &idle_reply, &idle, &n_idle);
         if (r > 0)
                 return r;
         if ((r = sd_bus_message_enter_container(reply, 'a', "(ss)")) < 0)
                 goto fail;
-        if (arg_json)
-                putchar('[');
-        else
+        if (arg_json) {
+                fputs("{\"host\":", stdout);
+                if (n_idle > 0 && idle[0].path[0] == 0)
+                        ctl_idle_json(&idle[0]);
+                else
+                        fputs("null", stdout);
+                fputs(",\"cgroups\":[", stdout);
+        } else
                 printf("%-32s %s\n", "CGROUP", "ADVICE");
         for (bool first = true;; first = false) {
                 const char *path, *line;
@@ -222,16 +207,30 @@ static int cmd_advise(sd_bus *bus) {
                 if (r == 0)
                         break;
                 if (arg_json) {
+                        const struct ctl_idle *x = idle_find(idle, n_idle, path);
                         printf("%s{\"Path\":", first ? "" : ",");
-                        json_string(path);
+                        ctl_json_string(path);
                         fputs(",\"Advice\":", stdout);
-                        json_string(line);
+                        ctl_json_string(line);
+                        fputs(",\"Profile\":", stdout);
+                        if (x)
+                                ctl_idle_json(x);
+                        else
+                                fputs("null", stdout);
                         putchar('}');
                 } else
                         printf("%-32s %s\n", path, line);
         }
-        if (arg_json)
-                puts("]");
+        if (arg_json) {
+                puts("]}");
+                return 0;
+        }
+        for (size_t i = 0; i < n_idle; i++) {
+                struct idle_table t;
+                ctl_idle_table(&idle[i], &t);
+                putchar('\n');
+                (void) idle_table_print(stdout, &t);
+        }
         return 0;
 fail:
         fprintf(stderr, "Cannot parse the Advise reply: %s\n", strerror(-r));
@@ -256,12 +255,16 @@ static int cmd_set(sd_bus *bus, const char *path, const char *assignment) {
 }
 
 static int parse_argv(int argc, char **argv) {
-        enum { ARG_RUNTIME_DIR = 0x100, ARG_JSON, ARG_VERSION, ARG_INTERVAL, ARG_ONCE };
+        enum { ARG_RUNTIME_DIR = 0x100, ARG_JSON, ARG_VERSION, ARG_INTERVAL, ARG_ONCE, ARG_IDLE,
+               ARG_SVG, ARG_HTML };
         static const struct option options[] = {
                 { "runtime-dir", required_argument, NULL, ARG_RUNTIME_DIR },
                 { "json", no_argument, NULL, ARG_JSON },
                 { "interval", required_argument, NULL, ARG_INTERVAL },
                 { "once", no_argument, NULL, ARG_ONCE },
+                { "idle", no_argument, NULL, ARG_IDLE },
+                { "svg", required_argument, NULL, ARG_SVG },
+                { "html", required_argument, NULL, ARG_HTML },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
                 {}
@@ -285,6 +288,15 @@ static int parse_argv(int argc, char **argv) {
                         break;
                 case ARG_ONCE:
                         arg_once = true;
+                        break;
+                case ARG_IDLE:
+                        arg_idle = true;
+                        break;
+                case ARG_SVG:
+                        arg_svg = optarg;
+                        break;
+                case ARG_HTML:
+                        arg_html = optarg;
                         break;
                 case 'h':
                         help();
@@ -312,7 +324,7 @@ int main(int argc, char **argv) {
         bool changes = strcmp(verb, "pause") == 0 || strcmp(verb, "resume") == 0;
         bool set = strcmp(verb, "set") == 0;
         static const char *const verbs[] = { "status", "dump", "metrics", "reload", "pause",
-                                             "resume", "top", "advise", "set" };
+                                             "resume", "top", "advise", "set", "report" };
         bool known = false;
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 known = known || strcmp(verb, verbs[i]) == 0;
@@ -325,6 +337,10 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "Usage: mglructl set PATH KEY=VALUE (see --help).\n");
                 return EXIT_USAGE;
         }
+        if (strcmp(verb, "report") == 0 && !arg_svg && !arg_html) {
+                fprintf(stderr, "Usage: mglructl report --svg FILE | --html FILE (see --help).\n");
+                return EXIT_USAGE;
+        }
         if (ctl_connect(arg_runtime_dir, &bus) < 0)
                 return EXIT_CONNECT;
 
@@ -333,11 +349,13 @@ int main(int argc, char **argv) {
         if (strcmp(verb, "dump") == 0)
                 return arg_json ? cmd_status(bus, true) : cmd_text(bus, "Dump");
         if (strcmp(verb, "top") == 0)
-                return ctl_top_run(bus, arg_interval, arg_once);
+                return ctl_top_run(bus, arg_interval, arg_once, arg_idle);
         if (strcmp(verb, "metrics") == 0)
                 return cmd_text(bus, "Metrics");
         if (strcmp(verb, "advise") == 0)
                 return cmd_advise(bus);
+        if (strcmp(verb, "report") == 0)
+                return ctl_report_run(bus, arg_svg, arg_html);
         if (set)
                 return cmd_set(bus, argv[optind + 1], argv[optind + 2]);
         if (strcmp(verb, "reload") == 0)

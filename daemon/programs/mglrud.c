@@ -17,6 +17,7 @@
 #include "mglrud/config/config.h"
 #include "mglrud/core/manager.h"
 #include "mglrud/interfaces/bus.h"
+#include "mglrud/interfaces/idle-report.h"
 #include "mglrud/interfaces/journal.h"
 #include "mglrud/interfaces/metrics.h"
 #include "mglrud/shared/log.h"
@@ -363,6 +364,14 @@ int main(int argc, char **argv) {
                 }
                 if (r >= 0 && m.n_cgroups == 0)
                         log_notice("No managed cgroups under %s.", m.cgroup_root);
+                /* What the generations the kernel already has say: --once ages nothing, so
+                 * the tables say how old that information is. */
+                if (r >= 0) {
+                        putchar('\n');
+                        r = idle_report_print(stdout, &m);
+                        if (r < 0)
+                                log_error_errno(r, "Cannot print the idle-age profile: %m");
+                }
         } else {
                 r = run_loop(&m, e);
         }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Benchmarks of mglrud on Debian's 7.3 kernel in QEMU (TCG). Not part of `meson test`.
 #
-#   tests/bench/run-bench.sh [--build-dir DIR] [--short] [--out DIR] [--runs N] [s1] [s4] [s3] [s2]
+#   tests/bench/run-bench.sh [--build-dir DIR] [--short] [--out DIR] [--runs N] [s1] [s4] [s3] [s2] [s5]
 #
 # s1: anon tiers with zram (cold 240 MiB, warm 64 MiB touched every 30 s, hot 32 MiB, 180 s;
 #     --short: 90 s, offload read at 60 s, warm refaults counted after 60 s) under three
@@ -22,6 +22,10 @@
 #     --s2-arg KEY=VALUE passes more arguments to tests/vm/scenarios/bench-s2.sh (e.g.
 #     interval=10s, variants=none,prot,protcycle: protcycle is StreamProtection=yes with
 #     StreamFastPath=no, drops at each cycle only).
+# s5: do no harm when everything is hot: Zipf (0.9) random 4 KiB reads over 384 MiB in a 144 MiB
+#     memcg (fio's zipf:0.9 over 512 MiB in 192 MiB, scaled to the data disk), no daemon and
+#     mglrud Mode=active alternating, --runs N of each (default 3), one guest boot; prints the
+#     read rates and the medians' ratio.
 # Prints markdown tables; per-run results and logs are kept under --out (default
 # build/bench-<date>). --runs N repeats each s1 variant and prints medians (runs missing from
 # --out are left out of a median); --variants LIST (default none,active,pressure) runs only
@@ -40,10 +44,10 @@ while [ $# -gt 0 ]; do
 	--runs) RUNS="$2"; shift 2 ;;
 	--variants) VARIANTS="$(echo "$2" | tr ',' ' ')"; shift 2 ;;
 	--report-only) REPORT_ONLY=1; shift ;;
-	s1|s4|s3|s2) WHAT="$WHAT $1"; shift ;;
+	s1|s4|s3|s2|s5) WHAT="$WHAT $1"; shift ;;
 	--sweep) SWEEP="$2"; shift 2 ;;
 	--s2-arg) S2EXTRA+=(--arg "$2"); shift 2 ;;
-	-h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,33p' "$0"; exit 0 ;;
 	*) echo "run-bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -152,6 +156,24 @@ if [[ " $WHAT " == *" s2 "* ]]; then
 				"$(s2 "$sh" "$v" daemon_cpu_ms)"
 		done
 	done
+fi
+if [[ " $WHAT " == *" s5 "* ]]; then
+	d="$OUT/s5"
+	echo "run-bench: s5" >&2
+	S5RUNS=$(( RUNS > 1 ? RUNS : 3 ))
+	[ "$REPORT_ONLY" = 1 ] || "$RS" --build-dir "$BUILD" --timeout 1800 --files-dir "$d" --log "$d.log" \
+		--arg "runs=$S5RUNS" bench-s5 > "$d.out" 2>&1 || echo "run-bench: s5 failed (see $d.out)" >&2
+	echo
+	echo "S5 all hot: Zipf 0.9 random 4 KiB reads over 384 MiB in a 144 MiB memcg, reads/s over the last 60 s of 80 s, variants alternating; target: active's median within 5% of none's"
+	echo
+	echo "| run | none | active | active proactive steals (pages) |"
+	echo "|---|---|---|---|"
+	for n in $(seq 1 "$S5RUNS"); do
+		printf '| %s | %s | %s | %s |\n' "$n" "$(get "$d.out" "s5_none_${n}_rate")" \
+			"$(get "$d.out" "s5_active_${n}_rate")" "$(get "$d.out" "s5_active_${n}_pgsteal_proactive")"
+	done
+	printf '| median | %s | %s | ratio %s |\n' "$(get "$d.out" s5_median_none)" \
+		"$(get "$d.out" s5_median_active)" "$(get "$d.out" s5_ratio)"
 fi
 echo
 echo "run-bench: results and logs in $OUT" >&2

@@ -16,9 +16,14 @@ struct ctx {
 static int check_name(const char *name, void *userdata) {
         struct ctx *c = userdata;
         size_t plen = strlen(CGROUP_XATTR_PREFIX);
-        fuzz_check(name >= c->list + plen && name < c->list + c->len);
-        fuzz_check(memcmp(name - plen, CGROUP_XATTR_PREFIX, plen) == 0);
-        fuzz_check(name - plen == c->list || name[-plen - 1] == '\0');
+        /* Offsets, not pointer arithmetic: a name outside the list must fail the check, not
+         * overflow a pointer. */
+        fuzz_check(name >= c->list && name < c->list + c->len);
+        size_t off = (size_t) (name - c->list);
+        fuzz_check(off >= plen);
+        size_t start = off - plen;
+        fuzz_check(memcmp(c->list + start, CGROUP_XATTR_PREFIX, plen) == 0);
+        fuzz_check(start == 0 || c->list[start - 1] == '\0');
         size_t l = strlen(name);
         fuzz_check(l >= 1 && l <= CGROUP_XATTR_NAME_MAX);
         c->n++;

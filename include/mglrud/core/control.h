@@ -11,6 +11,7 @@
 #include "mglrud/core/actuator.h"
 #include "mglrud/core/cycle.h"
 #include "mglrud/core/cgroup.h"
+#include "mglrud/core/control-idle.h"
 #include "mglrud/kernel/lrugen.h"
 
 /* A read-only copy of one managed cgroup's controller state, for the bus, dumps and metrics.
@@ -44,7 +45,17 @@ struct control_snapshot {
         bool paused;               /* paused for this cgroup (not counting a daemon-wide pause) */
         char overrides[_POLICY_KEY_MAX][64]; /* runtime overrides, "MaxStep=32M", in key order */
         size_t n_overrides;
+        uint64_t min_cold_age_usec, max_cold_age_usec; /* the effective policy's bounds */
+        struct control_idle_lists idle_lists; /* memory.stat's LRU lists, last reading */
+        const struct control_idle_state *idle_state; /* the profile's state, NULL without
+                                    * lru_gen: control_snapshot_idle() */
 };
+
+/* Fills *ret with the idle-age profile of a snapshot's cgroup, as of its last cycle. */
+static inline void control_snapshot_idle(const struct control_snapshot *s,
+                                         struct control_idle *ret) {
+        control_idle_get(&s->idle_lists, s->idle_state, ret);
+}
 
 /* Working memory that one cycle reuses for every cgroup: the lruvecs of a cgroup and of the
  * descendants its work covers, when the histogram does not hold them side by side. The manager

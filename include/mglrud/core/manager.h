@@ -20,6 +20,7 @@
 #include "mglrud/kernel/lrugen.h"
 #include "mglrud/kernel/memcg.h"
 #include "mglrud/kernel/psi.h"
+#include "mglrud/policy/idle-profile.h"
 #include "mglrud/policy/policy.h"
 #include "mglrud/shared/fileio.h"
 
@@ -46,6 +47,16 @@ struct manager_caps {
         struct kernel_caps kernel; /* what the policy gets (writes, swappiness, swap, page size) */
         bool lrugen_read;          /* lru_gen or lru_gen_full readable */
         bool lrugen_full;          /* reading lru_gen_full (tier counters available) */
+};
+
+/* The host's idle-age profile, over every memcg's lruvecs in lru_gen (docs/design.md,
+ * "Idle-age profile"), and /proc/meminfo's LRU lists for a kernel without lru_gen. */
+struct host_idle {
+        bool has_profile;
+        struct idle_profile profile;
+        bool has_lists;
+        uint64_t active[_LRUGEN_NR_TYPES], inactive[_LRUGEN_NR_TYPES];
+        uint64_t read_usec;         /* CLOCK_MONOTONIC of the reading; 0: none yet */
 };
 
 struct manager {
@@ -93,6 +104,7 @@ struct manager {
         sd_event_source *streams_io;    /* stream crossings waiting (the fast path) */
         sd_event_source *streams_timer; /* the fast path's next run, when it must wait */
         uint64_t streams_fast_usec;     /* when the fast path last ran */
+        struct host_idle host_idle; /* the host's idle-age profile, updated each cycle */
 };
 
 /* Daemon-wide figures that go with the per-cgroup snapshots (metrics, dump). */
@@ -105,6 +117,7 @@ struct daemon_stats {
         bool paused_all;
         struct actuator_stats actuation;
         struct streams_stats streams; /* stream protection's fast path */
+        const struct host_idle *host_idle;
 };
 
 /* Initializes m with defaults and the overrides; nothing is opened yet. Reports go nowhere

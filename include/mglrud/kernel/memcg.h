@@ -25,10 +25,16 @@ struct memcg_limits {
 
 struct meminfo {
         uint64_t mem_total, mem_available, swap_total, swap_free; /* bytes */
+        /* The LRU lists (Active(anon), Inactive(anon), Active(file), Inactive(file)): what a
+         * kernel without MGLRU tells about use, with no age attached. has_lru when all four
+         * were there. */
+        uint64_t active_anon, inactive_anon, active_file, inactive_file;
+        bool has_lru;
 };
 
 /* Parses /proc/meminfo ("Key:  N kB\n" or "Key:  N\n"; every line must be well formed and end
- * in '\n'); MemTotal, MemAvailable, SwapTotal and SwapFree are required and returned in bytes.
+ * in '\n'); MemTotal, MemAvailable, SwapTotal and SwapFree are required and returned in bytes,
+ * the four LRU list sizes are optional (has_lru).
  * Returns 0, or -EINVAL when one is missing, a line is malformed or a value overflows. */
 int meminfo_parse(const char *buf, size_t len, struct meminfo *ret, unsigned *ret_bad_line);
 

@@ -14,6 +14,11 @@ enum memstat_key {
         MEMSTAT_FILE_DIRTY,
         MEMSTAT_ZSWAP,
         MEMSTAT_ZSWAPPED,
+        MEMSTAT_INACTIVE_ANON,  /* the LRU lists: all a kernel without MGLRU tells about use */
+        MEMSTAT_ACTIVE_ANON,
+        MEMSTAT_INACTIVE_FILE,
+        MEMSTAT_ACTIVE_FILE,
+        /* Amounts above, which go up and down; cumulative event counters from here on. */
         MEMSTAT_WORKINGSET_REFAULT_ANON,
         MEMSTAT_WORKINGSET_REFAULT_FILE,
         MEMSTAT_WORKINGSET_ACTIVATE_ANON,

@@ -297,6 +297,10 @@ struct decision {
         uint64_t warm_bytes[_LRUGEN_NR_TYPES];    /* younger, including the hot set */
         uint64_t hot_bytes;                       /* the two youngest generations */
         bool has_estimates;                       /* lru_gen data was there */
+        uint64_t idle_horizon_usec;               /* the longest idle time the generations
+                                                   * tell (idle-profile.h; 0: none): cold_bytes
+                                                   * is not known when T is longer */
+        uint64_t horizon_bytes[_LRUGEN_NR_TYPES]; /* idle for at least idle_horizon_usec */
         double psi_some;                          /* cgroup PSI some share over the cycle */
         bool has_psi_some;
         uint64_t cold_age_usec;                   /* T after this cycle's adaptation */
@@ -316,6 +320,8 @@ struct decision_summary {
         uint64_t cooling_bytes[_LRUGEN_NR_TYPES];
         uint64_t warm_bytes[_LRUGEN_NR_TYPES];
         uint64_t planned_bytes[_LRUGEN_NR_TYPES];
+        uint64_t idle_horizon_usec;                /* the line says what T past it means */
+        uint64_t horizon_bytes[_LRUGEN_NR_TYPES];
         uint64_t cold_age_usec;
         uint64_t file_cold_age_usec;
         double psi_some;

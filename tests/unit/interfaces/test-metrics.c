@@ -100,6 +100,20 @@ static void test_metrics_exact(void **state) {
                 "# TYPE mglrud_stream_dropped_bytes_total counter\n"
                 "mglrud_stream_dropped_bytes_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 440401920\n"
                 "mglrud_stream_dropped_bytes_total{cgroup=\"/b\"} 0\n"
+                "# HELP mglrud_host_idle_bytes Bytes of every memcg by known idle time: bucket le holds the bytes not known to be idle longer than le seconds (a generation is idle at least as long as the next younger one exists; the youngest 0).\n"
+                "# TYPE mglrud_host_idle_bytes histogram\n"
+                "# HELP mglrud_host_idle_horizon_seconds The longest idle time the host's generations tell: nothing is known past it.\n"
+                "# TYPE mglrud_host_idle_horizon_seconds gauge\n"
+                "# HELP mglrud_idle_bytes Bytes of the cgroup by known idle time: bucket le holds the bytes not known to be idle longer than le seconds; _count - bucket is idle at least le.\n"
+                "# TYPE mglrud_idle_bytes histogram\n"
+                "# HELP mglrud_idle_horizon_seconds The longest idle time the cgroup's generations tell: nothing is known past it.\n"
+                "# TYPE mglrud_idle_horizon_seconds gauge\n"
+                "# HELP mglrud_idle_last_aged_seconds Time since the cgroup's generations were last aged (the information's age).\n"
+                "# TYPE mglrud_idle_last_aged_seconds gauge\n"
+                "# HELP mglrud_idle_reaccess_ratio_per_minute Share of the bytes idle at least ge seconds (in generations eviction could take) used again per minute, over the last minutes (from 30 s of readings on).\n"
+                "# TYPE mglrud_idle_reaccess_ratio_per_minute gauge\n"
+                "# HELP mglrud_forecast_free_bytes What evicting the generations idle at least the threshold (T, MinColdAge, MaxColdAge) would free now; absent while not known.\n"
+                "# TYPE mglrud_forecast_free_bytes gauge\n"
                 "# HELP mglrud_cycles_total Control cycles run.\n"
                 "# TYPE mglrud_cycles_total counter\n"
                 "mglrud_cycles_total 42\n"
@@ -193,6 +207,86 @@ static void test_dump(void **state) {
         assert_non_null(strstr(text, "        Reclaimed: anon 1M file 3B\n"));
 }
 
+/* The idle-age families on a profile of generations idle ≥ 38, 10, 2 s and the youngest:
+ * histogram buckets on the ladder only (not the oldest generation's own row), the horizon, the
+ * re-access rate once a minute is covered, forecasts only where known. */
+static void test_metrics_idle(void **state) {
+        struct control_snapshot s[2];
+        struct lrugen_lruvec v = {
+                .memcg_id = 5,
+                .nr_gens = 4,
+                .gens = {
+                        { .seq = 1, .age_ms = 60000, .nr_pages = { 100, 0 } },
+                        { .seq = 2, .age_ms = 38000, .nr_pages = { 0, 0 } },
+                        { .seq = 3, .age_ms = 10000, .nr_pages = { 20, 3 } },
+                        { .seq = 4, .age_ms = 2000, .nr_pages = { 5, 1 } },
+                },
+        };
+        struct host_idle host = { .has_profile = true };
+        struct daemon_stats d = stats;
+
+        make_snapshots(s);
+        /* What the cgroup kept of its last reading, at time 0. */
+        _cleanup_free_ struct control_idle_state *x = calloc(1, control_idle_state_size(1));
+        assert_non_null(x);
+        x->has_profile = true;
+        x->n_gens = 1;
+        assert_int_equal(idle_gens_take(&v, NULL, 0, 4096, &x->gens[0]), 0);
+        s[1].idle_state = x;
+        assert_int_equal(idle_profile_compute(&v, 1, NULL, 0, 4096, idle_ladder_default_usec,
+                                              IDLE_LADDER_DEFAULT_N, &host.profile), 0);
+        d.host_idle = &host;
+        x->forecasts[CONTROL_FORECAST_T] = (struct idle_forecast) {
+                .threshold_usec = 10000000, .bytes = { 409600, 0 } };
+        x->forecasts[CONTROL_FORECAST_MIN] = (struct idle_forecast) {
+                .threshold_usec = 5000000, .bytes = { 409600, 0 }, .flags = IDLE_ROW_PARTIAL };
+        x->forecasts[CONTROL_FORECAST_MAX] = (struct idle_forecast) {
+                .threshold_usec = 120000000, .flags = IDLE_ROW_UNKNOWN };
+        assert_int_equal(idle_risk_init(&x->risk, idle_ladder_default_usec, 2), 0);
+        x->risk.exposed[0][LRUGEN_ANON] = 1000;
+        x->risk.promoted[0][LRUGEN_ANON] = 5; /* 5 of 1000 byte-seconds: 0.3 per minute */
+        x->risk.window_usec = 120e6;
+
+        char *text = NULL;
+        size_t len;
+        FILE *f = open_memstream(&text, &len);
+        assert_int_equal(metrics_format(f, &d, s, 2), 0);
+        assert_int_equal(fclose(f), 0);
+        static const char *const want[] = {
+                "\nmglrud_idle_bytes_bucket{cgroup=\"/b\",type=\"anon\",le=\"10\"} 102400\n"
+                "mglrud_idle_bytes_bucket{cgroup=\"/b\",type=\"anon\",le=\"30\"} 102400\n"
+                "mglrud_idle_bytes_bucket{cgroup=\"/b\",type=\"anon\",le=\"60\"} 512000\n",
+                "\nmglrud_idle_bytes_bucket{cgroup=\"/b\",type=\"anon\",le=\"+Inf\"} 512000\n"
+                "mglrud_idle_bytes_sum{cgroup=\"/b\",type=\"anon\"} 15728640\n"
+                "mglrud_idle_bytes_count{cgroup=\"/b\",type=\"anon\"} 512000\n",
+                "\nmglrud_idle_bytes_bucket{cgroup=\"/b\",type=\"file\",le=\"10\"} 16384\n",
+                "\nmglrud_idle_horizon_seconds{cgroup=\"/b\"} 38\n",
+                "\nmglrud_idle_last_aged_seconds{cgroup=\"/b\"} 2\n",
+                "\nmglrud_idle_reaccess_ratio_per_minute{cgroup=\"/b\",ge=\"10\"} 0.3\n# HELP",
+                "\nmglrud_forecast_free_bytes{cgroup=\"/b\",type=\"anon\",threshold=\"T\"} 409600\n"
+                "mglrud_forecast_free_bytes{cgroup=\"/b\",type=\"file\",threshold=\"T\"} 0\n"
+                "mglrud_forecast_free_bytes{cgroup=\"/b\",type=\"anon\",threshold=\"MinColdAge\"} "
+                "409600\n",
+                "\nmglrud_host_idle_bytes_bucket{type=\"anon\",le=\"3600\"} 512000\n",
+                "\nmglrud_host_idle_horizon_seconds 38\n",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(want); i++)
+                if (!strstr(text, want[i]))
+                        fail_msg("missing:\n%s\nin:\n%s", want[i], text);
+        /* Not the oldest generation's own row, not a forecast that is not known. */
+        assert_null(strstr(text, "le=\"38\""));
+        assert_null(strstr(text, "threshold=\"MaxColdAge\""));
+        assert_null(strstr(text, "mglrud_idle_bytes_bucket{cgroup=\"/a"));
+        /* Less than 30 s of readings: no rate yet. */
+        x->risk.window_usec = 20e6;
+        free(text);
+        f = open_memstream(&text, &len);
+        assert_int_equal(metrics_format(f, &d, s, 2), 0);
+        assert_int_equal(fclose(f), 0);
+        assert_null(strstr(text, "mglrud_idle_reaccess_ratio_per_minute{"));
+        free(text);
+}
+
 /* A Kubernetes container and a pod: runtime and QoS class become labels, ids do not; the dump
  * shows the short id, the pod and the annotated keys. */
 static void test_containers(void **state) {
@@ -248,6 +342,7 @@ int main(void) {
                 cmocka_unit_test(test_metrics_exact),
                 cmocka_unit_test(test_metrics_empty),
                 cmocka_unit_test(test_stream_fast_path),
+                cmocka_unit_test(test_metrics_idle),
                 cmocka_unit_test(test_dump),
                 cmocka_unit_test(test_containers),
         };

@@ -14,6 +14,7 @@
 
 #define GEN7 "       101      61234       1024       20480 \n"
 #define REC7 "memcg 1 /\n node     0\n" GEN7
+#define TIER7(t) "                     " #t "        100r        101e        102p          0x          0x          0x\n"
 
 static void test_malformed(void **state) {
         static const char *const bad[] = {
@@ -75,6 +76,8 @@ static void test_malformed(void **state) {
                 REC7 "                          1T 2Y 3F 4A\n",
                 REC7 " 1 2 3 4 5 6\n",
                 REC7 " 1 2 3 4 5 6 7 8\n",
+                /* a fifth tier line: the kernel has MAX_NR_TIERS = 4 */
+                REC7 TIER7(0) TIER7(1) TIER7(2) TIER7(3) TIER7(4),
         };
         _cleanup_(lrugen_done) struct lrugen l = {};
 

@@ -96,6 +96,11 @@ static void test_meminfo(void **state) {
         assert_int_equal(m.mem_available, UINT64_C(9876543) * 1024);
         assert_int_equal(m.swap_total, UINT64_C(8388604) * 1024);
         assert_int_equal(m.swap_free, UINT64_C(8000000) * 1024);
+        assert_true(m.has_lru);
+        assert_int_equal(m.active_anon, 333 * 1024);
+        assert_int_equal(m.inactive_anon, 444 * 1024);
+        assert_int_equal(m.active_file, 555 * 1024);
+        assert_int_equal(m.inactive_file, 666 * 1024);
 
         int fd = fixture_memfd(b.data, b.len);
         assert_true(fd >= 0);
@@ -134,6 +139,12 @@ static void test_meminfo_malformed(void **state) {
 
         assert_int_equal(meminfo_exact(good, strlen(good), &m), 0);
         assert_int_equal(m.mem_total, 102400);
+        /* The LRU lists are optional, but only all four together count. */
+        assert_false(m.has_lru);
+        static const char *const three = "MemTotal: 1 kB\nMemAvailable: 1 kB\nSwapTotal: 0 kB\n"
+                "SwapFree: 0 kB\nActive(anon): 1 kB\nInactive(anon): 2 kB\nActive(file): 3 kB\n";
+        assert_int_equal(meminfo_exact(three, strlen(three), &m), 0);
+        assert_false(m.has_lru);
         m.mem_total = 4242;
         for (size_t i = 0; i < ELEMENTSOF(bad); i++)
                 if (meminfo_exact(bad[i], strlen(bad[i]), &m) != -EINVAL)

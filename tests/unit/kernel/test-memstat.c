@@ -61,6 +61,10 @@ static void test_v73(void **state) {
         assert_int_equal(get(&s, MEMSTAT_PGSTEAL_PROACTIVE), 61440);
         assert_int_equal(get(&s, MEMSTAT_PSWPOUT), 61000);
         assert_int_equal(get(&s, MEMSTAT_ZSWPOUT), 60000);
+        assert_int_equal(get(&s, MEMSTAT_INACTIVE_ANON), 262144000);
+        assert_int_equal(get(&s, MEMSTAT_ACTIVE_ANON), 104857600);
+        assert_int_equal(get(&s, MEMSTAT_INACTIVE_FILE), 33030144);
+        assert_int_equal(get(&s, MEMSTAT_ACTIVE_FILE), 33030144);
 }
 
 static void test_v61_absent(void **state) {

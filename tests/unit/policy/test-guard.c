@@ -308,6 +308,26 @@ static void test_counter_reset(void **unused) {
         step(&f);
         d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
         assert_int_equal(d.reason, DECISION_EVICT_COLD);
+
+        /* Amounts go up and down: a shrinking inactive list or anon is no reset. */
+        setup(&f);
+        for (int k = 0; k < MEMSTAT_WORKINGSET_REFAULT_ANON; k++) {
+                stat_set(&f.prev.stat, k, 1000 * MiB);
+                stat_set(&f.cur.stat, k, 1 * MiB);
+        }
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_false(d.flags & DECISION_FLAG_COUNTER_RESET);
+        assert_int_equal(f.s.counters.resets, 0);
+        /* The LRU lists by name, wherever they sit in the enum. */
+        setup(&f);
+        const enum memstat_key lists[] = { MEMSTAT_INACTIVE_ANON, MEMSTAT_ACTIVE_ANON,
+                                           MEMSTAT_INACTIVE_FILE, MEMSTAT_ACTIVE_FILE };
+        for (size_t i = 0; i < ELEMENTSOF(lists); i++) {
+                stat_set(&f.prev.stat, lists[i], 1000 * MiB);
+                stat_set(&f.cur.stat, lists[i], 1 * MiB);
+        }
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_false(d.flags & DECISION_FLAG_COUNTER_RESET);
 }
 
 static void test_clock_jump(void **unused) {

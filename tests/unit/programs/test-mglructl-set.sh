@@ -23,7 +23,7 @@ done
 grep -F -- "$ab " <<<"$out" | grep -q 'would evict 64M' || fail "advise of a b: $out"
 after=$(stable_dump) || fail "dump exited $?"
 [[ $before == "$after" ]] || fail "advise changed the state: $(diff <(echo "$before") <(echo "$after"))"
-ctl --json advise | python3 -c 'import json,sys; a=json.load(sys.stdin)
+ctl --json advise | python3 -c 'import json,sys; a=json.load(sys.stdin)["cgroups"]
 assert sorted(x["Path"] for x in a) == ["/work load.slice/a b", "/work load.slice/b"]
 assert all("cold anon" in x["Advice"] for x in a)' || fail "advise --json"
 

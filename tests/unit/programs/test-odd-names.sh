@@ -30,12 +30,15 @@ check() { # NAME OUTPUT: the output must hold both names escaped and no raw cont
         if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' <<<"$2"; then fail "$1 printed a control byte"; fi
         iconv -f UTF-8 -t UTF-8 <<<"$2" >/dev/null || fail "$1 printed invalid UTF-8"
 }
-for cmd in status dump metrics advise "--json status" "--json dump" "--json advise"; do
+for cmd in status dump metrics advise "--json status" "--json dump" "--json advise" \
+           "top --once" "top --once --idle"; do
         # shellcheck disable=SC2086
         out=$(ctl $cmd) || fail "mglructl $cmd exited $?"
         [[ $cmd == "--json status" ]] || check "mglructl $cmd" "$out"
         [[ $cmd == --json* ]] && { python3 -m json.tool <<<"$out" >/dev/null || fail "$cmd: invalid JSON"; }
 done
+ctl report --html "$tmp/report.html" || fail "mglructl report exited $?"
+check "mglructl report --html" "$(cat "$tmp/report.html")"
 ctl pause '/work load.slice/\xff\xfe not utf-8' || fail "pause by the escaped name"
 ctl dump | grep -A5 -xF -- '-> /work load.slice/\xff\xfe not utf-8' | grep -qxF "        Paused: yes" ||
         fail "the escaped name was not paused"

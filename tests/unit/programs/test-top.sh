@@ -38,6 +38,13 @@ grep -qE '^/work load\.slice/a b +active +10s \[#+\] +[0-9.]+[KMG] ' <<<"$out" |
 grep -qE '^/work load\.slice/b +advise +10s ' <<<"$out" || fail "top --once lacks b: $out"
 [[ $(grep -c '^/work load.slice/' <<<"$out") == 2 ]] || fail "top --once rows: $out"
 grep -q $'\033' <<<"$out" && fail "top --once printed escape sequences"
+# --idle: the idle-age view, host first, "?" past the oldest generation.
+out=$(ctl top --once --idle) || fail "top --once --idle exited $?"
+grep -qE '^IDLE ≥ +OLDEST +AGED +10s +30s +1min +2min +5min +10min +30min +1h$' <<<"$out" ||
+        fail "idle view column header: $out"
+grep -qE '^host +41s +1\.8s +≥148M +≥26M +\? ' <<<"$out" || fail "idle view host row: $out"
+grep -qE '^/work load\.slice/a b +18s +14s +122M +\? ' <<<"$out" || fail "idle view a b row: $out"
+grep -qE '^/work load\.slice/b +1\.8s +1\.8s +\? ' <<<"$out" || fail "idle view b row: $out"
 rc=0; ctl --interval 0 top --once 2>/dev/null || rc=$?
 [[ $rc == 2 ]] || fail "--interval 0: exit $rc, expected 2"
 rc=0; "$ctl" --runtime-dir "$tmp/none" top --once 2>/dev/null || rc=$?
@@ -64,7 +71,7 @@ wait_screen '^/work load\.slice/b ' || fail "no top screen: $(screen)"
 s=$(screen)
 echo "--- top screen:"; echo "$s"
 grep -q '^mglrud .*: Advising on 2 cgroups' <<<"$s" || fail "no header: $s"
-grep -q 'sort: cold (keys c r p n, q quits)' <<<"$s" || fail "no sort line: $s"
+grep -q 'sort: cold (keys c r p n i, q quits)' <<<"$s" || fail "no sort line: $s"
 grep -qE '^/work load\.slice/a b +active +10s \[#+ *\] +[0-9.]+[KMG] ' <<<"$s" ||
         fail "no a b row: $s"
 # Sorted by cold bytes: "a b" (cold anon) above "b" (nothing cold).
@@ -79,6 +86,12 @@ tm send-keys -t top r
 wait_screen 'sort: reclaimed' || fail "'r' did not sort by reclaimed: $(screen)"
 tm send-keys -t top c
 wait_screen 'sort: cold' || fail "'c' did not sort by cold: $(screen)"
+# 'i' switches to the idle-age view and back.
+tm send-keys -t top i
+wait_screen '^/work load\.slice/a b +18s +14s +122M ' || fail "'i' did not show the idle view: $(screen)"
+screen | grep -q 'view: idle age' || fail "idle view header: $(screen)"
+tm send-keys -t top i
+wait_screen 'sort: cold' || fail "'i' did not switch back: $(screen)"
 tm resize-window -t top -x 90 -y 20 2>/dev/null || true
 tm send-keys -t top q
 wait_screen '^DONE$' || fail "top did not exit on q: $(screen)"

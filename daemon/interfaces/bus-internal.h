@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* bus-internal.h: shared by bus.c (the org.mglrud.Manager1 methods) and bus-server.c (the
+ * private socket, its connections and the system bus name). */
+#pragma once
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+#include <systemd/sd-id128.h>
+
+#include "mglrud/interfaces/bus.h"
+
+/* One peer of the private socket: its sd-bus connection behind the guard. */
+struct bus_conn {
+        struct bus_server *b;
+        sd_bus *bus;
+        struct bus_guard *guard;
+        uid_t uid;               /* from SO_PEERCRED at accept */
+};
+
+struct bus_server {
+        struct manager *m;
+        int lock_fd;             /* RUNTIME_DIR/lock, flock()ed for the daemon's lifetime */
+        bus_reload_t reload;
+        sd_event *event;
+        char *socket_path;
+        int listen_fd;
+        sd_event_source *listen_source, *accept_pause;
+        struct bus_conn **conns; /* accepted private connections */
+        size_t n_conns;
+        sd_bus *system_bus;
+        sd_id128_t id;
+        uint64_t last_refusal_log_usec;
+        unsigned refusals_unlogged;
+};
+
+/* The methods, served on the private socket and on the system bus. */
+extern const sd_bus_vtable bus_manager_vtable[];
+
+/* Returns the private-socket connection whose sd-bus object is bus, or NULL (the system bus). */
+struct bus_conn *bus_find_conn(struct bus_server *b, sd_bus *bus);
