@@ -482,11 +482,11 @@ static void test_fast_path_inflow_across_cycle(void **state) {
         streams_free(s);
 }
 
-/* 300 small files read whole between two cycles (18.75M: above the 8M inflow): the fast path
- * hands on 128 at once (the pending files bound), 128 more 100 ms later (the budget holds 256:
- * a stream's first files are not held for the next second), then goes at the budget's pace of
- * 128 a second: 25 after 100 ms more (12.8 left + 12.8 earned), none 3 ms later (0.98), the
- * last 19 at 400 ms. A 2G range is cut to the 1G of a second. */
+/* 1,200 small files read whole between two cycles (75M: above the 8M inflow): the fast path
+ * hands on 128 a run (the pending files bound) while the budget's burst lasts, 1,024 files in 8
+ * runs 1 us apart, holds the rest back (asking to run again), then goes at the budget's pace of
+ * 1,024 a second: 102 files 100 ms later, the last 74 after 100 ms more. A 2G range is cut to
+ * the 1G of a second. */
 static void test_fast_path_budget(void **state) {
         struct streams *s;
         struct cgroup *cg = make_cgroup();
@@ -496,16 +496,24 @@ static void test_fast_path_budget(void **state) {
 
         uint64_t t0 = 1000 * USEC_PER_SEC, t1 = t0 + USEC_PER_SEC;
         assert_null(cycle_at(s, cg, t0, NULL, NULL, 0));
-        feed_small_files(s, cg, 200, 100, t1);
-        feed_small_files(s, cg, 100, 300, t1);
+        for (unsigned k = 0; k < 6; k++)
+                feed_small_files(s, cg, 200, 100 + 200 * k, t1);
+        /* 8 runs of 128 (1 us apart: next to nothing earned), then none; 100 ms later 102,
+         * 100 ms after that the last 74. */
         static const struct { uint64_t at_usec; size_t n; int more; } runs[] = {
-                { 1000, 128, 1 }, { 101000, 128, 1 }, { 201000, 25, 1 }, { 401000, 19, 0 },
+                { 0, 128, 1 }, { 1, 128, 1 }, { 2, 128, 1 }, { 3, 128, 1 }, { 4, 128, 1 },
+                { 5, 128, 1 }, { 6, 128, 1 }, { 7, 128, 1 }, { 8, 0, 1 }, { 100008, 102, 1 },
+                { 200008, 74, 0 },
         };
         unsigned total = 0;
         for (size_t k = 0; k < ELEMENTSOF(runs); k++) {
                 struct actuator_job *j = fast(s, cg, t1 + runs[k].at_usec, false, &r);
-                assert_non_null(j);
                 assert_int_equal(r, runs[k].more);
+                if (runs[k].n == 0) {
+                        assert_null(j);
+                        continue;
+                }
+                assert_non_null(j);
                 assert_int_equal(j->n_drops, runs[k].n);
                 for (size_t i = 0; i < j->n_drops; i++) {
                         assert_true(j->drops[i].small_file);
@@ -514,15 +522,11 @@ static void test_fast_path_budget(void **state) {
                 }
                 total += j->n_drops;
                 control_job_done(cg, j, NULL);
-                if (k == 2) {
-                        assert_null(fast(s, cg, t1 + 204000, false, &r));
-                        assert_int_equal(r, 1);
-                }
         }
-        assert_int_equal(total, 300);
+        assert_int_equal(total, 1200);
         struct control_snapshot snap;
         assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
-        assert_int_equal(snap.stream_files, 300);
+        assert_int_equal(snap.stream_files, 1200);
         struct actuator_job *j;
 
         /* A 3G file read to 2G + 16M in one go: the first 1G now, the second in the next
