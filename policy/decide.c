@@ -55,7 +55,6 @@ void policy_note_error(struct policy_state *s, uint64_t now_usec) {
         s->backoff_cycles = 1u << (s->error_streak - 1); /* 1, 2, 4, 8, 16 */
         s->error_noted = true;
         s->last_error_usec = now_usec;
-        s->counters.errors++;
 }
 
 static int validate_sample(const struct cgroup_sample *c) {
@@ -147,11 +146,7 @@ int policy_decide(const struct policy *p, const struct kernel_caps *caps,
 
         if (prev && policy_counters_reset(prev, cur)) {
                 /* The cgroup was recreated under the same path: nothing learnt applies. */
-                struct policy_counters counters = s.counters;
-
                 policy_state_init(&s, p, cur->now_usec);
-                s.counters = counters;
-                s.counters.resets++;
                 d->flags |= DECISION_FLAG_COUNTER_RESET;
                 prev = NULL;
         }
@@ -187,12 +182,10 @@ int policy_decide(const struct policy *p, const struct kernel_caps *caps,
         d->target_anon_share = swappiness_target_share(p, &s);
 
         if (policy_host_guard(host_prev, host_cur, host_limits)) {
-                s.counters.host_pressure++;
                 reason = DECISION_NONE_HOST_PRESSURE;
                 goto finish;
         }
         if (!r.valid) {
-                s.counters.warmups++;
                 reason = DECISION_NONE_WARMUP;
                 goto finish;
         }
@@ -204,7 +197,6 @@ int policy_decide(const struct policy *p, const struct kernel_caps *caps,
         }
 
         if (r.has_psi_some && r.psi_some > p->pressure_target) {
-                s.counters.pressure++;
                 reason = DECISION_NONE_PRESSURE;
                 goto finish;
         }
@@ -216,11 +208,8 @@ int policy_decide(const struct policy *p, const struct kernel_caps *caps,
 
 finish:
         d->reason = reason;
-        s.counters.cycles++;
-        for (int t = 0; t < _LRUGEN_NR_TYPES; t++) {
+        for (int t = 0; t < _LRUGEN_NR_TYPES; t++)
                 s.last_planned_bytes[t] = d->planned_bytes[t];
-                s.counters.planned_bytes[t] += d->planned_bytes[t];
-        }
         if (d->planned_bytes[LRUGEN_ANON] == 0 || d->planned_bytes[LRUGEN_FILE] == 0)
                 s.last_split_free = false;
         s.last_reason = reason;

@@ -26,8 +26,8 @@ bool policy_counters_reset(const struct cgroup_sample *prev, const struct cgroup
 }
 
 /* From a previous sample only its time, PSI totals, memory.stat's file and event counters (from
- * workingset_refault_anon on) are read: the daemon keeps no more of it (control.c, prev_reading;
- * reading another key here means keeping it there too). */
+ * workingset_refault_anon on) and the own refault count are read: the daemon keeps no more of it
+ * (control.c, prev_reading; reading another key here means keeping it there too). */
 void policy_rates_compute(const struct cgroup_sample *prev, const struct cgroup_sample *cur,
                           struct policy_rates *ret, uint32_t *flags) {
         struct policy_rates r = {};
@@ -59,11 +59,20 @@ void policy_rates_compute(const struct cgroup_sample *prev, const struct cgroup_
                 [LRUGEN_ANON] = MEMSTAT_WORKINGSET_REFAULT_ANON,
                 [LRUGEN_FILE] = MEMSTAT_WORKINGSET_REFAULT_FILE,
         };
-        for (int t = 0; t < _LRUGEN_NR_TYPES; t++) {
+        for (int t = 0; t < _LRUGEN_NR_TYPES; t++)
                 r.refault_pages[t] = memstat_delta(&prev->stat, &cur->stat, refault_key[t]);
+        /* Where the kernel's count was found short, the daemon's own count of re-inserted page
+         * cache stands in when it is larger (docs/design.md, "Refault counts you can trust").
+         * A count that went backwards (its BPF map entry was recycled) gives nothing. */
+        if (cur->refault_file_undercount && prev->has_own_refault_file &&
+            cur->has_own_refault_file && cur->own_refault_file >= prev->own_refault_file &&
+            cur->own_refault_file - prev->own_refault_file > r.refault_pages[LRUGEN_FILE]) {
+                r.refault_pages[LRUGEN_FILE] = cur->own_refault_file - prev->own_refault_file;
+                *flags |= DECISION_FLAG_OWN_REFAULTS;
+        }
+        for (int t = 0; t < _LRUGEN_NR_TYPES; t++)
                 r.refaults_per_min[t] = (double) r.refault_pages[t] * (double) USEC_PER_MINUTE /
                                         (double) r.dt_usec;
-        }
 
         if (memstat_has(&prev->stat, MEMSTAT_PGSTEAL_PROACTIVE) &&
             memstat_has(&cur->stat, MEMSTAT_PGSTEAL_PROACTIVE))

@@ -173,7 +173,6 @@ void tiering_adapt(const struct policy *p, struct policy_state *s, const struct 
                         t = (double) p->max_cold_age_usec;
                 if ((uint64_t) t > s->cold_age_usec) {
                         s->cold_age_usec = (uint64_t) t;
-                        s->counters.t_raised++;
                         *flags |= DECISION_FLAG_T_RAISED;
                 }
                 if (refaulting) {
@@ -207,7 +206,6 @@ void tiering_adapt(const struct policy *p, struct policy_state *s, const struct 
         if ((uint64_t) t < s->cold_age_usec) {
                 s->quiet_cycles = 0;
                 s->cold_age_usec = (uint64_t) t;
-                s->counters.t_lowered++;
                 *flags |= DECISION_FLAG_T_LOWERED;
         }
 }

@@ -94,6 +94,7 @@ void config_dump(const struct config *c, FILE *f) {
                         format_bytes_exact(buf, sizeof buf, c->host_min_available), NULL);
         dump_daemon_key(c, f, DAEMON_KEY_STREAM_FAST_PATH, c->stream_fast_path ? "yes" : "no",
                         NULL);
+        dump_daemon_key(c, f, DAEMON_KEY_REFAULT_CHECK, c->refault_check ? "yes" : "no", NULL);
 
         /* Locations go on a comment line of their own: appended to a long glob they could
          * push the header past the line length limit and the dump would not parse back. */

@@ -22,6 +22,7 @@ static const char *const daemon_key_names[_DAEMON_KEY_MAX] = {
         [DAEMON_KEY_HOST_PRESSURE_LIMIT] = "HostPressureLimit",
         [DAEMON_KEY_HOST_MIN_AVAILABLE] = "HostMinAvailable",
         [DAEMON_KEY_STREAM_FAST_PATH] = "StreamFastPath",
+        [DAEMON_KEY_REFAULT_CHECK] = "RefaultCheck",
 };
 
 
@@ -65,6 +66,7 @@ void config_init(struct config *c) {
                 .host_full_limit = CONFIG_DEFAULT_HOST_PRESSURE_LIMIT,
                 .host_min_available = CONFIG_DEFAULT_HOST_MIN_AVAILABLE,
                 .stream_fast_path = true,
+                .refault_check = true,
         };
         policy_init_defaults(&c->defaults);
 }
@@ -185,6 +187,9 @@ int config_parse_daemon_key(struct config *c, enum daemon_key k, const char *val
                 case DAEMON_KEY_STREAM_FAST_PATH:
                         c->stream_fast_path = def.stream_fast_path;
                         break;
+                case DAEMON_KEY_REFAULT_CHECK:
+                        c->refault_check = def.refault_check;
+                        break;
                 default: break;
                 }
                 c->daemon_set_mask &= ~(1u << k);
@@ -244,6 +249,12 @@ int config_parse_daemon_key(struct config *c, enum daemon_key k, const char *val
                 if (r < 0)
                         return fail(ret_reason, "invalid boolean");
                 c->stream_fast_path = r;
+                break;
+        case DAEMON_KEY_REFAULT_CHECK:
+                r = parse_boolean(value);
+                if (r < 0)
+                        return fail(ret_reason, "invalid boolean");
+                c->refault_check = r;
                 break;
         case _DAEMON_KEY_MAX:
                 break;

@@ -7,23 +7,30 @@
 
 #include "mglrud/shared/escape.h"
 
-int cgroup_set_path(struct cgroup *cg, const char *path) {
-        char *p = strdup(path), *n = escape_path(path);
-        if (!p || !n) {
-                free(p);
+/* Returns the name of path (escape_path()): path itself when it needs no escaping, the common
+ * case, which costs no allocation. NULL on OOM. */
+static char *name_of(char *path) {
+        char *n = escape_path(path);
+        if (n && strcmp(n, path) == 0) {
                 free(n);
-                return -ENOMEM;
+                return path;
         }
-        free(cg->path);
-        free(cg->name);
-        cg->path = p;
-        cg->name = n;
-        return 0;
+        return n;
+}
+
+static void free_path_and_name(struct cgroup *cg) {
+        if (cg->name != cg->path)
+                free(cg->name);
+        if (cg->path != cg->path_storage)
+                free(cg->path);
 }
 
 int cgroup_new(const char *root, const char *path, uint64_t id, unsigned keep,
                struct cgroup **ret) {
-        struct cgroup *cg = calloc(1, sizeof *cg);
+        /* The path lives at the end of the same allocation (one allocation per cgroup, not
+         * two: there can be thousands). */
+        size_t len = strlen(path);
+        struct cgroup *cg = calloc(1, sizeof *cg + len + 1);
         int r;
 
         if (!cg)
@@ -32,9 +39,9 @@ int cgroup_new(const char *root, const char *path, uint64_t id, unsigned keep,
         cg->files.dirfd = -1;
         for (int i = 0; i < _CGROUP_FILE_MAX; i++)
                 cg->files.fds[i] = -1;
-        r = cgroup_set_path(cg, path);
-        if (r >= 0)
-                r = cgroup_files_open(root, path, id, keep, &cg->files);
+        cg->path = memcpy(cg->path_storage, path, len + 1);
+        cg->name = name_of(cg->path);
+        r = cg->name ? cgroup_files_open(root, path, id, keep, &cg->files) : -ENOMEM;
         if (r < 0) {
                 cgroup_free(cg);
                 return r;
@@ -43,13 +50,29 @@ int cgroup_new(const char *root, const char *path, uint64_t id, unsigned keep,
         return 0;
 }
 
+int cgroup_set_path(struct cgroup *cg, const char *path) {
+        if (strcmp(cg->path, path) == 0)
+                return 0;
+        char *p = strdup(path);
+        if (!p)
+                return -ENOMEM;
+        char *n = name_of(p);
+        if (!n) {
+                free(p);
+                return -ENOMEM;
+        }
+        free_path_and_name(cg);
+        cg->path = p;
+        cg->name = n;
+        return 0;
+}
+
 void cgroup_free(struct cgroup *cg) {
         if (!cg)
                 return;
         cgroup_files_close(&cg->files);
         free(cg->covered_ids);
-        free(cg->path);
-        free(cg->name);
+        free_path_and_name(cg);
         free(cg);
 }
 

@@ -7,17 +7,11 @@
 
 #include "mglrud/config/config.h"
 #include "mglrud/core/decision-text.h"
+#include "mglrud/core/refault-trust.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
 #include "mglrud/shared/time.h"
-
-/* The memory.stat counters a job's effect is measured against (control_job_done()): those of
- * the reading its decision was taken on. */
-struct job_baseline {
-        uint64_t anon, file, steal;
-        bool has_anon, has_file, has_steal;
-};
 
 /* Runtime overrides (Set()): the keys in mask, with their values. Lost on restart only. */
 struct control_overrides {
@@ -35,14 +29,16 @@ static enum memstat_key prev_key(unsigned i) {
 }
 
 /* The previous sample, as much of it as the policy reads from a previous sample (guard.c): the
- * time, those memory.stat keys and the PSI totals; the averages, the amounts and the limits are
- * read from the current sample only. */
+ * time, those memory.stat keys, the PSI totals and the own refault count; the averages, the
+ * amounts and the limits are read from the current sample only. */
 struct prev_reading {
         uint64_t now_usec;
         uint64_t stat[PREV_KEYS];
         uint64_t psi_some_us, psi_full_us;
+        uint64_t own_refault_file;     /* refault-trust.h (has_own_refault_file) */
         uint32_t stat_present;         /* bit i: prev_key(i) was in memory.stat */
         bool has_psi, has_psi_full;
+        bool has_own_refault_file;
 };
 
 /* What a cgroup's controller keeps between cycles. A node can run thousands of cgroups, so
@@ -55,14 +51,14 @@ struct prev_reading {
 struct control_state {
         struct prev_reading prev;
         struct decision_summary last;
-        struct job_baseline before;    /* of the decision in flight */
         struct control_overrides *overrides; /* NULL without runtime overrides */
+        struct refault_trust refault;  /* are the kernel's refault counts to be trusted? */
         struct control_idle_lists idle_lists; /* memory.stat's LRU lists, last reading */
         uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES];
-        uint64_t actions, errors;
-        uint64_t stream_files;         /* one-shot stream files dropped (or advised), cumulative */
-        uint64_t stream_dropped_bytes; /* … bytes asked to drop, cumulative */
+        uint64_t stream_dropped_bytes; /* one-shot stream bytes asked to drop, cumulative */
         uint64_t in_flight_token;      /* the in-flight job's token (unique for the daemon's life) */
+        uint32_t actions, errors;      /* cumulative */
+        uint32_t stream_files;         /* one-shot stream files dropped (or advised), cumulative */
         uint32_t policy_size;          /* bytes in policy; 0 before the first cycle */
         uint32_t idle_size;            /* bytes of the idle-age state after it (idle_of()) */
         bool has_prev;
@@ -150,25 +146,41 @@ static struct control_state *policy_store(struct cgroup *cg, const struct policy
         return s;
 }
 
-static void prev_take(const struct cgroup_reading *rd, struct prev_reading *ret) {
+static void prev_take(const struct cgroup_reading *rd, const struct own_refaults *own,
+                      struct prev_reading *ret) {
         *ret = (struct prev_reading) {
                 .now_usec = rd->now_usec,
                 .psi_some_us = rd->psi.some.total_us,
                 .psi_full_us = rd->psi.full.total_us,
+                .own_refault_file = own->pages,
                 .has_psi = rd->has_psi,
                 .has_psi_full = rd->psi.has_full,
+                .has_own_refault_file = own->valid,
         };
         for (unsigned i = 0; i < PREV_KEYS; i++)
                 if (memstat_get(&rd->stat, prev_key(i), &ret->stat[i]))
                         ret->stat_present |= UINT32_C(1) << i;
 }
 
-static void baseline_take(const struct memstat *m, struct job_baseline *ret) {
-        struct job_baseline b = {};
-        b.has_anon = memstat_get(m, MEMSTAT_ANON, &b.anon);
-        b.has_file = memstat_get(m, MEMSTAT_FILE, &b.file);
-        b.has_steal = memstat_get(m, MEMSTAT_PGSTEAL_PROACTIVE, &b.steal);
-        *ret = b;
+/* The memory.stat counters a job's effect is measured against (control_job_done()), in the
+ * job: anon, file and pgsteal_proactive of the reading its decision was taken on. */
+enum { BASE_ANON, BASE_FILE, BASE_STEAL };
+
+static void baseline_take(const struct memstat *m, struct actuator_job *j) {
+        static const enum memstat_key keys[] = {
+                [BASE_ANON] = MEMSTAT_ANON,
+                [BASE_FILE] = MEMSTAT_FILE,
+                [BASE_STEAL] = MEMSTAT_PGSTEAL_PROACTIVE,
+        };
+        j->has_baseline = 0;
+        for (unsigned k = 0; k < ELEMENTSOF(keys); k++)
+                if (memstat_get(m, keys[k], &j->baseline[k]))
+                        j->has_baseline |= (uint8_t) (1u << k);
+}
+
+/* Returns baseline k of the job, 0 when it was absent. */
+static uint64_t baseline(const struct actuator_job *j, unsigned k) {
+        return j->has_baseline & (1u << k) ? j->baseline[k] : 0;
 }
 
 int control_cgroup_set_paused(struct cgroup *cg, bool paused) {
@@ -235,6 +247,11 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
         ret->errors = s->errors;
         ret->stream_files = s->stream_files;
         ret->stream_dropped_bytes = s->stream_dropped_bytes;
+        ret->refault_undercount = s->refault.undercount;
+        ret->refault_undercount_sign = s->refault.undercount ?
+                refault_check_verdict_to_string(s->refault.verdict) : NULL;
+        ret->own_refault_pages = s->refault.own_pages;
+        ret->kernel_refault_pages = s->refault.kernel_pages;
         if (s->has_last) {
                 const struct decision_summary *d = &s->last;
                 ret->reason = decision_reason_to_string(d->reason);
@@ -325,6 +342,8 @@ static void fill_prev_sample(const struct prev_reading *pr, struct cgroup_sample
                 .psi.full.total_us = pr->psi_full_us,
                 .psi.has_full = pr->has_psi_full,
                 .has_psi = pr->has_psi,
+                .own_refault_file = pr->own_refault_file,
+                .has_own_refault_file = pr->has_own_refault_file,
         };
         for (unsigned i = 0; i < PREV_KEYS; i++)
                 if (pr->stat_present & (UINT32_C(1) << i)) {
@@ -334,21 +353,42 @@ static void fill_prev_sample(const struct prev_reading *pr, struct cgroup_sample
 }
 
 /* Runs policy_decide() for one cgroup reading (prev may be NULL) on the cycle's host
- * readings; advise says that the decision is only reported. Returns 0 or -errno. */
+ * readings; advise says that the decision is only reported; own is the reading's own refault
+ * count, and undercount says the controllers take the larger of it and the kernel's. Returns 0
+ * or -errno. */
 static int decide(const struct cycle_input *in, const struct policy *p, bool advise,
                   const struct policy_state *state, const struct prev_reading *prev,
-                  const struct cgroup_reading *cur, const struct lrugen_lruvec *lruvecs,
-                  size_t n_lruvecs, struct policy_state *ret_state, struct decision *ret) {
+                  const struct cgroup_reading *cur, const struct own_refaults *own,
+                  bool undercount, const struct lrugen_lruvec *lruvecs, size_t n_lruvecs,
+                  struct policy_state *ret_state, struct decision *ret) {
         struct kernel_caps caps = *in->caps;
         /* Advice shows what lru_gen would do even where we did not open it. */
         caps.lrugen_write = caps.lrugen_write || (advise && in->lrugen_readable);
 
         struct cgroup_sample sp, sc;
         fill_sample(cur, lruvecs, n_lruvecs, in->lrugen && n_lruvecs > 0, &sc);
+        sc.own_refault_file = own->pages;
+        sc.has_own_refault_file = own->valid;
+        sc.refault_file_undercount = undercount;
         if (prev)
                 fill_prev_sample(prev, &sp);
         return policy_decide(p, &caps, state, prev ? &sp : NULL, &sc, in->host_prev, in->host_cur,
                              in->host_limits, ret_state, ret);
+}
+
+/* Checks the kernel's refault counts of cg over its previous sample -> cur (refault-trust.h),
+ * so that this cycle's decision already takes the larger count once they are found short. */
+static void check_refaults(const struct cycle_input *in, struct cgroup *cg,
+                           struct control_state *s, const struct cgroup_reading *cur,
+                           const struct own_refaults *own) {
+        if (!in->refault_check || !s->has_prev || cur->now_usec <= s->prev.now_usec)
+                return;
+        struct cgroup_sample prev;
+        fill_prev_sample(&s->prev, &prev);
+        const struct own_refaults own_prev = { .pages = s->prev.own_refault_file,
+                                               .valid = s->prev.has_own_refault_file };
+        refault_trust_update(&s->refault, cg->name, &prev.stat, &cur->stat, &own_prev, own,
+                             cur->now_usec - s->prev.now_usec, in->caps->page_size);
 }
 
 /* Says once per cgroup that its memory.reclaim may not be written (docs/design.md, "Delegated
@@ -439,8 +479,7 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
         }
         if (!s || !s->in_flight || s->in_flight_token != j->token) {
                 /* The cgroup went away meanwhile, or stopped being managed and came back with
-                 * a fresh state (same id): this job is not the one its state waits for, and
-                 * s->before belongs to another job (or to none). */
+                 * a fresh state (same id): this job is not the one its state waits for. */
                 actuator_job_free(j);
                 return;
         }
@@ -477,17 +516,17 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
 
         struct cgroup_reading after;
         if (!cg->vanished && cgroup_read(cg, j->finished_usec, &after, NULL) >= 0) {
-                const struct job_baseline *b = &s->before;
                 const struct memstat *a = &after.stat;
-                uint64_t a0 = b->has_anon ? b->anon : 0, f0 = b->has_file ? b->file : 0;
-                uint64_t a1 = 0, f1 = 0, s1 = 0;
+                uint64_t a0 = baseline(j, BASE_ANON), f0 = baseline(j, BASE_FILE);
+                uint64_t a1 = 0, f1 = 0, s1 = 0, s0 = baseline(j, BASE_STEAL);
                 memstat_get(a, MEMSTAT_ANON, &a1);
                 memstat_get(a, MEMSTAT_FILE, &f1);
                 got_anon = a0 > a1 ? a0 - a1 : 0;
                 got_file = f0 > f1 ? f0 - f1 : 0;
                 /* memstat_delta(): 0 when absent from either reading or gone backwards. */
                 bool has_s1 = memstat_get(a, MEMSTAT_PGSTEAL_PROACTIVE, &s1);
-                uint64_t steal = b->has_steal && has_s1 && s1 >= b->steal ? s1 - b->steal : 0;
+                uint64_t steal = (j->has_baseline & (1u << BASE_STEAL)) && has_s1 && s1 >= s0 ?
+                                 s1 - s0 : 0;
                 if (steal == 0) {
                         got_anon = got_file = 0; /* the workload freed it, not us */
                 } else if (steal * j->page_size < got_anon + got_file) {
@@ -520,7 +559,7 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
  * 0, or -ENOMEM (-ESHUTDOWN while stopping is not an error: nothing more is written). */
 static int submit(const struct cycle_input *in, struct actuator *act, struct cgroup *cg,
                   struct control_state *s, const struct cgroup_reading *cur,
-                  const struct decision *d, bool advise_ageing) {
+                  const struct own_refaults *own, const struct decision *d, bool advise_ageing) {
         if (!in->dry_run && !advise_ageing && log_get_max_level() >= LOG_DEBUG) {
                 char line[1024];
                 if (decision_format(d, line, sizeof line) >= 0)
@@ -534,11 +573,11 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
         j->advise_ageing = advise_ageing;
         j->submitted_usec = cur->now_usec;
         j->token = ++next_token;
-        baseline_take(&cur->stat, &s->before);
+        baseline_take(&cur->stat, j);
         s->in_flight = true;
         s->in_flight_token = j->token;
         if (!advise_ageing) {
-                prev_take(cur, &s->prev);
+                prev_take(cur, own, &s->prev);
                 s->has_prev = true;
         }
         int r = actuator_submit(act, j);
@@ -611,10 +650,12 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                                           cgroup_file_name(err.file));
                 return r == -ENOMEM ? r : 0;
         }
+        struct own_refaults own;
+        refault_trust_read(in, cg, &s->refault, &own);
         s->skipped = s->paused || in->paused_all;
         if (s->skipped) {
                 /* Keep sampling, so rates are right again the cycle after Resume(). */
-                prev_take(&cur, &s->prev);
+                prev_take(&cur, &own, &s->prev);
                 s->has_prev = true;
                 return 0;
         }
@@ -642,6 +683,7 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
         ssize_t n = collect_lruvecs(in->lrugen, cg, in->scratch ?: &local, &lruvecs);
         if (n < 0)
                 return (int) n;
+        check_refaults(in, cg, s, &cur, &own);
 
         struct policy p = cg->policy;
         bool advise = in->dry_run || p.mode == POLICY_MODE_ADVISE;
@@ -649,12 +691,12 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                 p.mode = POLICY_MODE_ADVISE;
 
         struct decision d;
-        r = decide(in, &p, advise, &ps, s->has_prev ? &s->prev : NULL, &cur, lruvecs, (size_t) n,
-                   &ps, &d);
+        r = decide(in, &p, advise, &ps, s->has_prev ? &s->prev : NULL, &cur, &own,
+                   s->refault.undercount, lruvecs, (size_t) n, &ps, &d);
         if (r < 0) {
                 control_scratch_done(&local);
                 log_warning_errno(r, "%s: policy rejected the sample: %m", cg->name);
-                prev_take(&cur, &s->prev);
+                prev_take(&cur, &own, &s->prev);
                 s->has_prev = true;
                 return 0;
         }
@@ -681,7 +723,7 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                  * Only --dry-run/DryRun= promise that nothing at all is written. Where
                  * lru_gen is read-only (lockdown) the advice shows ageing we cannot do: no
                  * job, or every cycle would fail with EBADF and back off as an error. */
-                r = submit(in, act, cg, s, &cur, &d, true);
+                r = submit(in, act, cg, s, &cur, &own, &d, true);
                 if (r < 0)
                         return r;
         }
@@ -689,15 +731,15 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                 /* In active mode a decision without writes is reported too (the journal sink
                  * logs it at debug), so --log-level=debug shows why nothing was reclaimed. */
                 report_advice(in->report, cg, &s->last);
-                prev_take(&cur, &s->prev);
+                prev_take(&cur, &own, &s->prev);
                 s->has_prev = true;
                 return 0;
         }
 
-        r = submit(in, act, cg, s, &cur, &d, false); /* logs the decision at debug level */
+        r = submit(in, act, cg, s, &cur, &own, &d, false); /* logs the decision at debug level */
         if (r < 0)
                 return r;
-        prev_take(&cur, &s->prev);
+        prev_take(&cur, &own, &s->prev);
         s->has_prev = true;
         return 0;
 }
@@ -777,7 +819,9 @@ int control_cgroup_advise(struct cgroup *cg, const struct cycle_input *in, char 
                 policy_load(s, &state);
         else
                 policy_state_init(&state, &p, now_usec);
-        r = decide(in, &p, true, &state, s && s->has_prev ? &s->prev : NULL, &cur, lruvecs,
+        const struct own_refaults none = {};
+        r = decide(in, &p, true, &state, s && s->has_prev ? &s->prev : NULL, &cur, &none,
+                   s && s->refault.undercount, lruvecs,
                    (size_t) n, &state, &d);
         if (r >= 0 && decision_format(&d, buf, size) < 0)
                 r = -EINVAL;

@@ -47,6 +47,7 @@ static const struct {
         { DECISION_FLAG_CLOCK_JUMP, "clock jump" },
         { DECISION_FLAG_NO_PSI, "no psi" },
         { DECISION_FLAG_REFAULTS, "refaults above target" },
+        { DECISION_FLAG_OWN_REFAULTS, "file refaults from mglrud's own count" },
         { DECISION_FLAG_T_RAISED, "T raised" },
         { DECISION_FLAG_T_LOWERED, "T lowered" },
         { DECISION_FLAG_NO_SWAP, "cold anon but no swap" },

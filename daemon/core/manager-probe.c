@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "manager-probe.h"
@@ -80,6 +81,53 @@ void manager_open_lrugen(struct manager *m) {
                            m->debugfs_root);
 }
 
+/* How many memcgs must show their cgroup directory's inode as id, with none showing another,
+ * before lru_gen's ids are taken for cgroup ids: a 6.x private id (1..65535) can equal its
+ * directory's inode by chance, not several. */
+#define LRUGEN_IDS_AGREE 3
+/* At most this many memcgs are looked at per histogram while the answer is unknown. */
+#define LRUGEN_IDS_TRIES 16
+
+/* Learns from the histogram just read, with its paths, what lru_gen's ids are: on 7.x a memcg's
+ * id is its cgroup id, the inode of its directory (docs/design.md, "Kernel interfaces"); 6.x
+ * prints a private id. Memcgs whose path does not resolve under the cgroup root (gone since, or
+ * outside the daemon's view) say nothing; with fewer than LRUGEN_IDS_AGREE that resolve, the
+ * next histogram is asked. Once they are known to be cgroup ids, the histograms are read
+ * without paths (LRUGEN_READ_NO_PATHS: a path less in the heap per memcg). */
+static void learn_lrugen_ids(struct manager *m) {
+        const struct lrugen *l = &m->lrugen;
+        unsigned agree = 0, tries = 0;
+
+        _cleanup_close_ int root = open(m->cgroup_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0)
+                return;
+        for (size_t i = 0; i < l->n_lruvecs && tries < LRUGEN_IDS_TRIES; i++) {
+                const struct lrugen_lruvec *v = &l->lruvecs[i];
+                const char *path = lrugen_path(l, v);
+                struct stat st;
+
+                if (i > 0 && l->lruvecs[i - 1].memcg_id == v->memcg_id)
+                        continue; /* the same memcg on another node */
+                if (path[0] != '/' || path[1] == '\0')
+                        continue; /* the root: its id is 1 either way */
+                tries++;
+                if (fstatat(root, path + 1, &st, 0) < 0 || !S_ISDIR(st.st_mode))
+                        continue;
+                if (st.st_ino != v->memcg_id) {
+                        m->lrugen_ids = LRUGEN_IDS_PRIVATE;
+                        log_debug("lru_gen ids are not cgroup ids (memcg %llu is %s, inode %llu): "
+                                  "cgroups are found by path.", (unsigned long long) v->memcg_id,
+                                  path, (unsigned long long) st.st_ino);
+                        return;
+                }
+                if (++agree >= LRUGEN_IDS_AGREE) {
+                        m->lrugen_ids = LRUGEN_IDS_CGROUP;
+                        log_debug("lru_gen ids are cgroup ids: the histogram's paths are not kept.");
+                        return;
+                }
+        }
+}
+
 /* Returns whether MGLRU is on (/sys/kernel/mm/lru_gen/enabled & 1), read each cycle: an
  * administrator can switch it off at run time, and then the generations empty into the classic
  * LRU and lru_gen commands find nothing. Unknown (no such file): on. */
@@ -94,7 +142,8 @@ static bool lrugen_enabled(struct manager *m) {
         return strtoul(buf, NULL, 0) & 1;
 }
 
-void manager_read_lrugen(struct manager *m) {
+/* Reads this cycle's lru_gen(_full) into m->lrugen; m->lrugen_valid says whether it worked. */
+static void read_lrugen(struct manager *m) {
         m->lrugen_valid = false;
         if (m->lrugen_read_fd < 0)
                 return;
@@ -109,7 +158,9 @@ void manager_read_lrugen(struct manager *m) {
         }
         if (m->lrugen_off)
                 return;
-        int r = lrugen_read(m->lrugen_read_fd, &m->lrugen_buf, &m->lrugen);
+        int r = lrugen_read(m->lrugen_read_fd, &m->lrugen_buf,
+                            m->lrugen_ids == LRUGEN_IDS_CGROUP ? LRUGEN_READ_NO_PATHS : 0,
+                            &m->lrugen);
         struct file_trouble *t = &m->lrugen_trouble;
         const char *name = m->caps.lrugen_full ? "lru_gen_full" : "lru_gen";
         unsigned line = m->lrugen.n_bad > 0 ? m->lrugen.first_bad_line : 0;
@@ -136,6 +187,14 @@ void manager_read_lrugen(struct manager *m) {
         m->lrugen_valid = r >= 0;
 }
 
+void manager_read_lrugen(struct manager *m) {
+        read_lrugen(m);
+        /* Learnt in the cycles, not in manager_probe(): then the log level is the one asked
+         * for, and the tree has been walked. */
+        if (m->lrugen_valid && m->lrugen_ids == LRUGEN_IDS_UNKNOWN)
+                learn_lrugen_ids(m);
+}
+
 /* Reads what the kernel supports. In dry-run nothing is written, so write probes are replaced
  * by inference from the lru_gen id format (64-bit cgroup ids arrived after "max" support). */
 void manager_probe(struct manager *m) {
@@ -153,7 +212,7 @@ void manager_probe(struct manager *m) {
         manager_read_swaps(m);
 
         bool new_ids = false;
-        manager_read_lrugen(m);
+        read_lrugen(m);
         if (m->lrugen_valid)
                 new_ids = m->lrugen.format == LRUGEN_FORMAT_V7 || m->lrugen.n_lruvecs == 0 ||
                           m->lrugen.lruvecs[m->lrugen.n_lruvecs - 1].memcg_id > 65535;

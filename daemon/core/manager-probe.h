@@ -13,7 +13,8 @@ void manager_open_lrugen(struct manager *m);
 int manager_open_host(struct manager *m);
 /* Fills m->caps from the kernel (write probes only outside dry-run). */
 void manager_probe(struct manager *m);
-/* Reads this cycle's lru_gen(_full) into m->lrugen; m->lrugen_valid says whether it worked. */
+/* Reads this cycle's lru_gen(_full) into m->lrugen; m->lrugen_valid says whether it worked.
+ * Until m->lrugen_ids is known, learns it from what was read (then reads without paths). */
 void manager_read_lrugen(struct manager *m);
 /* Refreshes caps.swap_compressed from /proc/swaps; a failure leaves the last value. */
 void manager_read_swaps(struct manager *m);

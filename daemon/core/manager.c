@@ -207,11 +207,13 @@ static void manager_watch_streams(struct manager *m) {
         }
 }
 
-/* Loads the stream-protection BPF program once, if some section wants it. Without it the
- * daemon works as before, and says why once. */
+/* Loads the stream-protection BPF program once, if some section wants it or RefaultCheck= (its
+ * own refault count comes from the same program). Without it the daemon works as before, and
+ * says why once. */
 static void manager_open_streams(struct manager *m) {
         const uint32_t key = 1u << POLICY_KEY_STREAM_PROTECTION;
-        bool wanted = m->config.defaults.stream_protection != STREAM_PROTECTION_NO;
+        bool wanted = m->config.defaults.stream_protection != STREAM_PROTECTION_NO ||
+                      m->config.refault_check;
         /* A section that does not set the key has [Defaults]' value, not its own built-in one. */
         for (size_t i = 0; i < m->config.n_sections; i++) {
                 const struct policy_section *sec = &m->config.sections[i];
@@ -242,11 +244,20 @@ static void manager_open_streams(struct manager *m) {
                         log_info("Stream protection: tracking page-cache insertions with BPF%s.",
                                  m->config.stream_fast_path && m->event
                                          ? ", dropping streams as they cross" : "");
+                if (r < 0 && m->config.refault_check)
+                        log_notice("RefaultCheck: without BPF, no own refault count: the kernel's "
+                                   "counts are checked against workingset_nodereclaim only.");
         }
         /* Without an event loop (--once) nothing would take the crossings. */
         streams_set_fast_path(m->streams, m->config.stream_fast_path && m->event);
         m->caps.kernel.stream_drops = m->streams != NULL;
         manager_watch_streams(m);
+}
+
+/* The own refault count of a cgroup (cycle_input.own_refaults), from stream protection's BPF
+ * program. */
+static int manager_own_refaults(void *userdata, uint64_t cgroup_id, uint64_t *ret_pages) {
+        return streams_refault_pages(userdata, cgroup_id, ret_pages);
 }
 
 /* The actuation path's completions: the job's cgroup (by id: it may be gone) measures it. */
@@ -331,7 +342,8 @@ int manager_reload(struct manager *m, char **ret_error) {
 /* ---- discovery ---- */
 
 struct walk_entry {
-        char *path;
+        const char *path;           /* into walk_ctx.paths, once the walk is done */
+        size_t path_off;
         uint64_t id;
         const struct policy_section *section;
         struct container_identity container;
@@ -340,10 +352,14 @@ struct walk_entry {
         bool managed;
 };
 
+/* The tree as one walk saw it: the entries and their paths in two blocks, not one allocation per
+ * cgroup (they would leave holes among the cgroups allocated meanwhile). */
 struct walk_ctx {
         struct manager *m;
         struct walk_entry *e;
         size_t n, cap;
+        char *paths;
+        size_t paths_len, paths_cap;
 };
 
 /* Watches one cgroup directory for children appearing or going (a repeated add is a no-op).
@@ -415,11 +431,19 @@ static int walk_collect(const char *rel_path, uint64_t id, int dirfd, void *user
                 w->e = n;
                 w->cap = cap;
         }
+        size_t len = strlen(rel_path) + 1;
+        if (w->paths_cap - w->paths_len < len) {
+                size_t cap = MAX(MAX(w->paths_cap * 2, w->paths_len + len), (size_t) 4096);
+                char *p = realloc(w->paths, cap);
+                if (!p)
+                        return -ENOMEM;
+                w->paths = p;
+                w->paths_cap = cap;
+        }
         struct walk_entry *e = &w->e[w->n];
-        *e = (struct walk_entry) { .id = id };
-        e->path = strdup(rel_path);
-        if (!e->path)
-                return -ENOMEM;
+        *e = (struct walk_entry) { .id = id, .path_off = w->paths_len };
+        memcpy(w->paths + w->paths_len, rel_path, len);
+        w->paths_len += len;
         (void) container_identify(rel_path, &e->container);
         read_annotation(dirfd, rel_path, &w->m->config, &e->annotation);
         const struct cgroup_match match = { .path = rel_path, .container = &e->container,
@@ -514,10 +538,10 @@ static int cmp_cgroup_id(const void *a, const void *b) {
         return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Returns which files each of n managed cgroups can keep open under the descriptor limit (the
- * most that fits), and in *ret_max how many cgroups fit at all (SIZE_MAX: all of them). */
+/* Returns which files each of n managed cgroups can keep open under the descriptor limit and
+ * MANAGER_KEPT_FILES_MAX (the most that fits), and in *ret_max how many cgroups fit at all
+ * (SIZE_MAX: all of them). */
 static unsigned manager_keep_mask(size_t n, size_t *ret_max) {
-        static const unsigned masks[] = { CGROUP_KEEP_ALL, CGROUP_KEEP_HOT, CGROUP_KEEP_NONE };
         struct rlimit rl = { .rlim_cur = RLIM_INFINITY };
         uint64_t budget;
 
@@ -525,12 +549,7 @@ static unsigned manager_keep_mask(size_t n, size_t *ret_max) {
         /* Under a tiny limit (tests, a misconfigured unit) half of it is the reserve. */
         budget = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX
                  : rl.rlim_cur - MIN((uint64_t) MANAGER_FD_RESERVE, (uint64_t) rl.rlim_cur / 2);
-        *ret_max = SIZE_MAX;
-        for (size_t i = 0; i < ELEMENTSOF(masks); i++)
-                if ((uint64_t) n * cgroup_files_fd_cost(masks[i]) <= budget)
-                        return masks[i];
-        *ret_max = (size_t) (budget / cgroup_files_fd_cost(CGROUP_KEEP_NONE));
-        return CGROUP_KEEP_NONE;
+        return cgroup_files_keep_mask_for(n, budget, MANAGER_KEPT_FILES_MAX, ret_max);
 }
 
 /* Sets how many files each managed cgroup keeps open for n of them, and says so when that
@@ -598,6 +617,8 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                 log_error_errno(r, "Cannot walk cgroup tree %s: %m", m->cgroup_root);
                 goto out;
         }
+        for (size_t i = 0; i < w.n; i++)
+                w.e[i].path = w.paths + w.e[i].path_off;
 
         /* Room for every managed entry at once (one allocation, not one per new cgroup). */
         size_t n_sorted = m->n_cgroups, n_managed = 0;
@@ -638,13 +659,8 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                         }
                         m->cgroups[m->n_cgroups++] = cg;
                         log_managing(e, cg->name);
-                } else if (strcmp(cg->path, e->path) != 0) {
-                        /* renamed: ids are stable, paths are not */
-                        if (cgroup_set_path(cg, e->path) < 0) {
-                                r = -ENOMEM;
-                                goto out;
-                        }
-                }
+                } else if ((r = cgroup_set_path(cg, e->path)) < 0)
+                        goto out; /* renamed: ids are stable, paths are not */
                 cg->section = e->section;
                 cg->container = e->container;
                 cg->annotation = e->annotation;
@@ -695,8 +711,7 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
         m->last_rescan_usec = now_usec;
         r = 0;
 out:
-        for (size_t i = 0; i < w.n; i++)
-                free(w.e[i].path);
+        free(w.paths);
         free(w.e);
 #ifdef __GLIBC__
         /* Give back the pages the walk's entries (one per cgroup in the tree) and the state of
@@ -728,6 +743,9 @@ static void manager_cycle_input(struct manager *m, uint64_t now_usec,
                 .paused_all = m->paused_all,
                 .report = &m->report,
                 .scratch = &m->scratch,
+                .refault_check = m->config.refault_check,
+                .own_refaults = m->streams ? manager_own_refaults : NULL,
+                .own_refaults_userdata = m->streams,
         };
 }
 

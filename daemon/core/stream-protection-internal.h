@@ -65,6 +65,9 @@ struct streams {
 
         struct stream_events *events;   /* the fast path's batch (BPF ring buffer, or fed) */
         bool fast_path;                 /* StreamFastPath=: watch cgroups, act on crossings */
+        uint64_t *ids;                  /* the last cycle's managed cgroups and what they cover
+                                         * (sorted): the drains keep their files only */
+        size_t n_ids, ids_cap;
         uint64_t *retry_ids;            /* cgroups whose drops waited for a bound (sorted) */
         size_t n_retry;
         uint64_t drain_usec;            /* when the last two cycles read the map: the */

@@ -28,6 +28,7 @@
 struct page_cache_inserts_bpf;
 #endif
 #include "bpf/page-cache-inserts.h"
+#include "bpf/page-cache-refaults.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/cgroup.h"
 #include "mglrud/kernel/memcg.h"
@@ -127,6 +128,7 @@ void streams_free(struct streams *s) {
         streams_mounts_close(s);
         stream_events_free(s->events);
         free(s->retry_ids);
+        free(s->ids);
         free(s->mounts);
         free(s->files);
         free(s->next);
@@ -162,6 +164,11 @@ static void table_swap_in(struct streams *s, size_t n, bool new_period) {
         s->files = s->next;
         s->next = t;
         s->n_files = n;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+        return x < y ? -1 : x > y;
 }
 
 /* Makes room for n files in both tables. The map holds up to STREAMS_MAP_ENTRIES, but on most
@@ -205,25 +212,35 @@ int streams_feed(struct streams *s, const struct streams_key *keys, const struct
  * of two per entry. */
 #define STREAMS_BATCH 1024
 
-/* Reads the map in batches into s->next, growing the tables with it. Returns 0 and the count,
- * -EOPNOTSUPP when the kernel has no batch lookups for this map (or a bucket needs a bigger
- * batch), or another negative errno. */
-static int drain_batch(struct streams *s, int map_fd, size_t *ret_n) {
+/* Whether the files of cgroup id are kept: ids (n_ids, sorted) are the managed cgroups and the
+ * descendants they cover, the only ones ever classified. The map counts every cgroup of the node
+ * (up to STREAMS_MAP_ENTRIES files), and the table would hold them all. */
+static bool wanted(uint64_t id, const uint64_t *ids, size_t n_ids) {
+        return n_ids > 0 && bsearch(&id, ids, n_ids, sizeof *ids, cmp_u64);
+}
+
+/* Reads the map in batches into s->next, keeping the files of the cgroups in ids and growing
+ * the tables with them. Returns 0 and the count, -EOPNOTSUPP when the kernel has no batch
+ * lookups for this map (or a bucket needs a bigger batch), or another negative errno. */
+static int drain_batch(struct streams *s, int map_fd, const uint64_t *ids, size_t n_ids,
+                       size_t *ret_n) {
         static struct streams_key keys[STREAMS_BATCH];
         static struct streams_val vals[STREAMS_BATCH];
         uint64_t token = 0;
         bool first = true;
-        size_t n = 0;
+        size_t n = 0, visited = 0;
 
-        while (n < STREAMS_MAP_ENTRIES) {
-                __u32 count = (__u32) MIN((size_t) STREAMS_BATCH, STREAMS_MAP_ENTRIES - n);
+        while (visited < STREAMS_MAP_ENTRIES) {
+                __u32 count = (__u32) MIN((size_t) STREAMS_BATCH, STREAMS_MAP_ENTRIES - visited);
                 if (streams_tables_reserve(s, n + count) < 0)
                         return -ENOMEM;
                 int r = bpf_map_lookup_batch(map_fd, first ? NULL : &token, &token, keys, vals,
                                              &count, NULL);
                 r = r < 0 ? negative_errno() : 0;
+                visited += count;
                 for (__u32 i = 0; i < count && n < s->cap; i++)
-                        s->next[n++] = (struct file_entry) { .key = keys[i], .val = vals[i] };
+                        if (wanted(keys[i].cgroup_id, ids, n_ids))
+                                s->next[n++] = (struct file_entry) { .key = keys[i], .val = vals[i] };
                 if (r == -ENOENT)
                         break; /* the end of the map */
                 if (r == -EINVAL || r == -ENOTSUP || r == -EOPNOTSUPP || r == -ENOSPC)
@@ -236,20 +253,23 @@ static int drain_batch(struct streams *s, int map_fd, size_t *ret_n) {
         return 0;
 }
 
-/* Reads the map one key at a time (kernels without batch lookups) into s->next. Returns 0 and
- * the count, or -ENOMEM. */
-static int drain_by_key(struct streams *s, int map_fd, size_t *ret_n) {
+/* Reads the map one key at a time (kernels without batch lookups) into s->next, keeping the files
+ * of the cgroups in ids. Returns 0 and the count, or -ENOMEM. */
+static int drain_by_key(struct streams *s, int map_fd, const uint64_t *ids, size_t n_ids,
+                        size_t *ret_n) {
         struct streams_key key, prev;
         bool have_prev = false;
         size_t n = 0;
 
-        while (n < STREAMS_MAP_ENTRIES &&
-               bpf_map_get_next_key(map_fd, have_prev ? &prev : NULL, &key) == 0) {
+        for (size_t visited = 0; visited < STREAMS_MAP_ENTRIES &&
+             bpf_map_get_next_key(map_fd, have_prev ? &prev : NULL, &key) == 0; visited++) {
+                prev = key;
+                have_prev = true;
+                if (!wanted(key.cgroup_id, ids, n_ids))
+                        continue;
                 if (streams_tables_reserve(s, n + 1) < 0)
                         return -ENOMEM;
                 struct file_entry *e = &s->next[n];
-                prev = key;
-                have_prev = true;
                 *e = (struct file_entry) { .key = key };
                 if (bpf_map_lookup_elem(map_fd, &key, &e->val) < 0)
                         continue; /* evicted meanwhile; the walk goes on from this key */
@@ -260,23 +280,36 @@ static int drain_by_key(struct streams *s, int map_fd, size_t *ret_n) {
 }
 #endif
 
-/* Reads the whole BPF map into the table (new_period: see table_swap_in()). Entries the LRU map
- * evicted are forgotten. Returns 0, or the errno of the map walk (without a map: 0, the table
- * stays as fed). */
+/* Reads the whole BPF map into the table (new_period: see table_swap_in()), keeping the files of
+ * the cgroups the last cycle listed (s->ids, sorted: wanted()). Entries the LRU map evicted are
+ * forgotten. Returns 0, or the errno of the map walk (without a map: 0, the table stays as
+ * fed). */
 int streams_drain(struct streams *s, bool new_period) {
 #if HAVE_BPF
         if (!s->skel)
                 return 0;
         int map_fd = bpf_map__fd(s->skel->maps.streams);
         size_t n = 0;
-        int r = s->no_batch ? -EOPNOTSUPP : drain_batch(s, map_fd, &n);
+        int r = s->no_batch ? -EOPNOTSUPP : drain_batch(s, map_fd, s->ids, s->n_ids, &n);
         if (r == -EOPNOTSUPP) {
                 s->no_batch = true;
-                r = drain_by_key(s, map_fd, &n);
+                r = drain_by_key(s, map_fd, s->ids, s->n_ids, &n);
         }
         if (r < 0)
                 return r;
         table_swap_in(s, n, new_period);
+        /* Files come and go with their cgroups: give back what a busier cycle needed. */
+        if (s->cap > 256 && n < s->cap / 4) {
+                size_t cap = MAX(n * 2, (size_t) 256);
+                struct file_entry *f = reallocarray(s->files, cap, sizeof *f);
+                if (f) {
+                        s->files = f;
+                        struct file_entry *x = reallocarray(s->next, cap, sizeof *x);
+                        if (x)
+                                s->next = x;
+                        s->cap = cap; /* next holds at least that many either way */
+                }
+        }
 #else
         (void) new_period;
 #endif
@@ -463,11 +496,6 @@ static size_t files_of_cgroup(const struct streams *s, uint64_t id, size_t *ret_
                 end++;
         *ret_n = end - lo;
         return lo;
-}
-
-static int cmp_u64(const void *a, const void *b) {
-        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-        return x < y ? -1 : x > y;
 }
 
 /* The classifier's view of e; new pages count from the drain before the last one (a cycle, or
@@ -666,6 +694,27 @@ int streams_cycle(struct streams *s, const struct cycle_input *in, struct cgroup
 
         if (!s)
                 return 0;
+        /* The ids whose files matter: every managed cgroup (paused ones too: their files keep
+         * their history) and the descendants each covers, sorted. */
+        size_t n_ids = 0, cap = n_cgroups;
+        for (size_t i = 0; i < n_cgroups; i++)
+                cap += cgroups[i]->n_covered;
+        if (cap > s->ids_cap) {
+                uint64_t *ids = reallocarray(s->ids, cap, sizeof *ids);
+                if (!ids)
+                        return -ENOMEM;
+                s->ids = ids;
+                s->ids_cap = cap;
+        }
+        uint64_t *ids = s->ids;
+        for (size_t i = 0; i < n_cgroups; i++) {
+                ids[n_ids++] = cgroups[i]->id;
+                for (size_t k = 0; k < cgroups[i]->n_covered; k++)
+                        ids[n_ids++] = cgroups[i]->covered_ids[k];
+        }
+        if (n_ids > 1)
+                qsort(ids, n_ids, sizeof *ids, cmp_u64);
+        s->n_ids = n_ids;
         r = streams_drain(s, true);
         if (r == -ENOMEM)
                 return r;
@@ -695,3 +744,22 @@ int streams_cycle(struct streams *s, const struct cycle_input *in, struct cgroup
         return r < 0 ? r : 0;
 }
 
+int streams_refault_pages(const struct streams *s, uint64_t cgroup_id, uint64_t *ret_pages) {
+#if HAVE_BPF
+        struct refaults_val v;
+        __u64 key = cgroup_id;
+
+        if (!s || !s->skel)
+                return -EOPNOTSUPP;
+        if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.refaults), &key, &v) < 0) {
+                int r = negative_errno();
+                if (r != -ENOENT)
+                        return r;
+                v.pages = 0; /* nothing counted yet (or the entry was recycled) */
+        }
+        *ret_pages = v.pages;
+        return 0;
+#else
+        return -EOPNOTSUPP;
+#endif
+}

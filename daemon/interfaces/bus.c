@@ -132,6 +132,15 @@ static int append_snapshot(sd_bus_message *reply, const struct control_snapshot 
              (r = APPEND_T("WarmAnonBytes", s->warm_bytes[LRUGEN_ANON])) < 0 ||
              (r = APPEND_T("WarmFileBytes", s->warm_bytes[LRUGEN_FILE])) < 0))
                 return r;
+        if ((r = APPEND_T("KernelRefaultPages", s->kernel_refault_pages)) < 0 ||
+            (r = APPEND_T("OwnRefaultPages", s->own_refault_pages)) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "RefaultUndercount", "b",
+                                       (int) s->refault_undercount)) < 0)
+                return r;
+        if (s->refault_undercount_sign &&
+            (r = sd_bus_message_append(reply, "{sv}", "RefaultUndercountSign", "s",
+                                       s->refault_undercount_sign)) < 0)
+                return r;
         if (s->has_psi_some)
                 return sd_bus_message_append(reply, "{sv}", "PressureSome", "d", s->psi_some);
         return 0;

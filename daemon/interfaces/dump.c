@@ -81,6 +81,13 @@ int dump_format(FILE *f, const struct daemon_stats *d, const struct control_snap
                         fprintf(f, "        Streams dropped: %llu files, %s\n",
                                 (unsigned long long) s->stream_files,
                                 format_bytes(b, sizeof b, s->stream_dropped_bytes));
+                if (s->refault_undercount || s->own_refault_pages > 0)
+                        fprintf(f, "        File refaults: kernel %llu, mglrud %llu pages%s%s%s\n",
+                                (unsigned long long) s->kernel_refault_pages,
+                                (unsigned long long) s->own_refault_pages,
+                                s->refault_undercount ? "; kernel undercounts (" : "",
+                                s->refault_undercount ? s->refault_undercount_sign : "",
+                                s->refault_undercount ? "): the larger is used" : "");
         }
         return ferror(f) ? -EIO : 0;
 }

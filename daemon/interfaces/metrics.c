@@ -271,6 +271,20 @@ int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_s
                 put_series(f, "mglrud_stream_dropped_bytes_total", &snaps[i], NULL);
                 fprintf(f, "%llu\n", (unsigned long long) snaps[i].stream_dropped_bytes);
         }
+        put_header(f, "mglrud_refaults_own_pages_total", "counter",
+                   "File pages read back into the page cache after reclaim evicted them, as "
+                   "mglrud counts them (BPF; RefaultCheck=).");
+        for (size_t i = 0; i < n; i++) {
+                put_series(f, "mglrud_refaults_own_pages_total", &snaps[i], NULL);
+                fprintf(f, "%llu\n", (unsigned long long) snaps[i].own_refault_pages);
+        }
+        put_header(f, "mglrud_refault_undercount", "gauge",
+                   "1 when the kernel's refault counts of the cgroup were found short: the "
+                   "controllers take the larger of them and mglrud's own count.");
+        for (size_t i = 0; i < n; i++) {
+                put_series(f, "mglrud_refault_undercount", &snaps[i], NULL);
+                fprintf(f, "%d\n", snaps[i].refault_undercount ? 1 : 0);
+        }
 
         if (d->streams.fast_path) {
                 const struct streams_stats *st = &d->streams;

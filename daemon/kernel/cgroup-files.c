@@ -35,6 +35,21 @@ unsigned cgroup_files_fd_cost(unsigned keep) {
         return 1 + (unsigned) __builtin_popcount(keep & CGROUP_KEEP_ALL);
 }
 
+unsigned cgroup_files_keep_mask_for(size_t n, uint64_t fd_budget, uint64_t kept_files_budget,
+                                    size_t *ret_max) {
+        static const unsigned masks[] = { CGROUP_KEEP_ALL, CGROUP_KEEP_HOT, CGROUP_KEEP_NONE };
+
+        *ret_max = SIZE_MAX;
+        for (size_t i = 0; i < sizeof masks / sizeof masks[0]; i++) {
+                uint64_t files = (uint64_t) __builtin_popcount(masks[i]);
+                if ((uint64_t) n * cgroup_files_fd_cost(masks[i]) <= fd_budget &&
+                    (uint64_t) n * files <= kept_files_budget)
+                        return masks[i];
+        }
+        *ret_max = (size_t) MIN(fd_budget / cgroup_files_fd_cost(CGROUP_KEEP_NONE), (uint64_t) SIZE_MAX);
+        return CGROUP_KEEP_NONE;
+}
+
 int cgroup_files_keep(struct cgroup_files *f, unsigned keep) {
         for (int i = 0; i < _CGROUP_FILE_MAX; i++) {
                 bool want = (keep & (1u << i)) && (f->present & (1u << i));

@@ -59,6 +59,7 @@ struct parser {
         bool want_node;        /* the previous line was a memcg line */
         uint64_t memcg_id;
         size_t memcg_path_off;
+        bool no_paths;         /* LRUGEN_READ_NO_PATHS: every path is "" */
 
         int full;              /* -1 unknown, 0 lru_gen, 1 lru_gen_full */
         unsigned cur_tiers;    /* tier lines seen after the current generation line */
@@ -225,7 +226,7 @@ static int parse_memcg_line(struct parser *ps, const char *s, size_t len) {
          * cgroup, whose path is absolute. */
         if (id != 0 && (plen == 0 || path[0] != '/'))
                 return -EINVAL;
-        ssize_t off = pool_add(ps->out, path, plen);
+        ssize_t off = pool_add(ps->out, path, ps->no_paths ? 0 : plen);
         if (off < 0)
                 return (int) off;
 
@@ -579,9 +580,32 @@ static int publish(struct parser *ps) {
         return 0;
 }
 
+/* Gives back what a bigger histogram left: the arrays grow by doubling and would keep the
+ * high-water mark of every cgroup (and dying memcg) the node ever listed. Shrunk to twice what is
+ * in use once that is under a quarter of it. */
+static void lrugen_shrink(struct lrugen *l) {
+        if (l->lruvecs_cap > 64 && l->n_lruvecs < l->lruvecs_cap / 4) {
+                size_t cap = MAX(l->n_lruvecs * 2, (size_t) 64);
+                struct lrugen_lruvec *v = reallocarray(l->lruvecs, cap, sizeof *v);
+                if (v) {
+                        l->lruvecs = v;
+                        l->lruvecs_cap = cap;
+                }
+        }
+        if (l->paths_cap > 4096 && l->paths_len < l->paths_cap / 4) {
+                size_t cap = MAX(l->paths_len * 2, (size_t) 4096);
+                char *p = realloc(l->paths, cap);
+                if (p) {
+                        l->paths = p;
+                        l->paths_cap = cap;
+                }
+        }
+}
+
 static void lrugen_reset(struct lrugen *l) {
         l->n_lruvecs = 0;
         l->paths_len = 0;
+        l->no_paths = false;
         l->full = false;
         l->format = LRUGEN_FORMAT_UNKNOWN;
         l->n_bad = 0;
@@ -628,6 +652,7 @@ static int parse_end(struct parser *ps, int r, size_t total, size_t rest) {
                 l->n_bad = n_bad;
                 l->first_bad_line = first;
         }
+        lrugen_shrink(l);
         return r;
 }
 
@@ -651,12 +676,14 @@ void lrugen_done(struct lrugen *l) {
         *l = (struct lrugen) {};
 }
 
-int lrugen_read(int fd, struct read_buf *buf, struct lrugen *ret) {
-        struct parser ps = { .out = ret, .full = -1, .sorted = true };
+int lrugen_read(int fd, struct read_buf *buf, unsigned flags, struct lrugen *ret) {
+        struct parser ps = { .out = ret, .full = -1, .sorted = true,
+                             .no_paths = flags & LRUGEN_READ_NO_PATHS };
         size_t have = 0, total = 0;
         int r;
 
         lrugen_reset(ret);
+        ret->no_paths = ps.no_paths;
         /* The file is read in chunks and parsed as it comes, so the daemon never holds the
          * whole text (about 2 KiB per memcg in lru_gen_full: 20 MiB at 10,000 cgroups). It
          * costs the kernel nothing more: a read of a seq_file returns at most one seq buffer
@@ -720,6 +747,8 @@ size_t lrugen_find_memcg(const struct lrugen *l, uint64_t memcg_id,
 }
 
 const struct lrugen_lruvec *lrugen_find_path(const struct lrugen *l, const char *path) {
+        if (l->no_paths)
+                return NULL;
         for (size_t i = 0; i < l->n_lruvecs; i++)
                 if (strcmp(lrugen_path(l, &l->lruvecs[i]), path) == 0)
                         return &l->lruvecs[i];
@@ -729,7 +758,7 @@ const struct lrugen_lruvec *lrugen_find_path(const struct lrugen *l, const char 
 bool lrugen_memcg_bad(const struct lrugen *l, uint64_t memcg_id, const char *path) {
         for (size_t i = 0; i < l->n_bad_ids; i++)
                 if (l->bad_ids[i] == memcg_id ||
-                    (path && strcmp(l->paths + l->bad_path_offs[i], path) == 0))
+                    (path && !l->no_paths && strcmp(l->paths + l->bad_path_offs[i], path) == 0))
                         return true;
         return false;
 }

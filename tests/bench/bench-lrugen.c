@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bench-lrugen: the cost of one lru_gen(_full) memcg-node record in mglrud's reader.
  *
- *   bench-lrugen FILE [REPEATS]
+ *   bench-lrugen FILE [REPEATS [paths]]
  *
  * Opens FILE once and, REPEATS times (default 20), reads and parses it with lrugen_read() the way
- * the daemon does each cycle (pread from offset 0 on the kept fd). Prints per repeat the CPU time
+ * the daemon does each cycle on 7.x (pread from offset 0 on the kept fd, no paths kept; "paths":
+ * keeping them, as on 6.x). Prints per repeat the CPU time
  * (CLOCK_PROCESS_CPUTIME_ID) and the records parsed, then the median in ns per record. Run it
  * under valgrind --tool=callgrind for instructions per record. */
 #include <fcntl.h>
@@ -29,11 +30,13 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-        if (argc < 2) {
-                fprintf(stderr, "usage: bench-lrugen FILE [REPEATS]\n");
+        if (argc < 2 || (argc > 3 && strcmp(argv[3], "paths") != 0)) {
+                fprintf(stderr, "usage: bench-lrugen FILE [REPEATS [paths]]\n");
                 return 2;
         }
         int repeats = argc > 2 ? atoi(argv[2]) : 20;
+        /* Without paths, as the daemon reads once it knows the ids are cgroup ids (7.x). */
+        unsigned flags = argc > 3 ? 0 : LRUGEN_READ_NO_PATHS;
         int fd = open(argv[1], O_RDONLY | O_CLOEXEC);
         if (fd < 0 || repeats < 1) {
                 perror(argv[1]);
@@ -45,7 +48,7 @@ int main(int argc, char **argv) {
         size_t records = 0;
         for (int i = 0; i < repeats; i++) {
                 uint64_t t0 = cpu_ns();
-                int r = lrugen_read(fd, &buf, &l);
+                int r = lrugen_read(fd, &buf, flags, &l);
                 uint64_t dt = cpu_ns() - t0;
                 if (r < 0) {
                         fprintf(stderr, "bench-lrugen: %s: %s\n", argv[1], strerror(-r));

@@ -8,16 +8,18 @@
  * It binds a notification socket, starts CMD with NOTIFY_SOCKET pointing at it and, each time a
  * STATUS= with "cycle N took T" arrives (sent right after cycle N ended), samples the process:
  * its CPU time (the sum of the run times in /proc/PID/task/TID/schedstat over its threads, in
- * ns: clock ticks are too coarse for a cycle of a millisecond), VmRSS and VmHWM. The CPU of cycle N is the
+ * ns: clock ticks are too coarse for a cycle of a millisecond), VmRSS, VmHWM and RssAnon (the
+ * RSS less the pages of mapped files, shared libraries mostly). The CPU of cycle N is the
  * difference between two such samples: everything the process ran between the two
  * notifications, i.e. the cycle and the idle event loop around it. After N cycles it sends
- * SIGTERM and prints one line per cycle ("cycle=N cpu_us=… wall_us=… rss_kib=… hwm_kib=…"),
- * "exit status=N" (128 + signal when killed by one) and a summary: medians over the cycles after
- * the first K (the first cycles discover the tree and open its files), the last RSS and the
- * peak. With --rss-every S it also prints "rss t=… rss_kib=…" every S seconds (an RSS curve);
- * --cycles 0 runs until CMD exits or the timeout ends it (not an error then). --each-cycle runs a shell command after each cycle (the
- * daemon sleeps then: a test can change a fixture tree between two cycles without racing them);
- * it gets the cycle number in $CYCLE.
+ * SIGTERM and prints one line per cycle ("cycle=N cpu_us=… wall_us=… rss_kib=… hwm_kib=…
+ * anon_kib=…"), "exit status=N" (128 + signal when killed by one) and a summary: medians over
+ * the cycles after the first K (the first cycles discover the tree and open its files), the last
+ * RSS and the peak. With --rss-every S it also prints "rss t=… rss_kib=… hwm_kib=… anon_kib=…"
+ * every S seconds (an RSS curve); --cycles 0 runs until CMD exits or the timeout ends it (not an
+ * error then). --each-cycle runs a shell command after each cycle (the daemon sleeps then: a test
+ * can change a fixture tree between two cycles without racing them); it gets the cycle number in
+ * $CYCLE.
  * Exit status: 0, 1 when CMD died before N cycles or the timeout hit, 2 on usage errors. */
 #include <dirent.h>
 #include <errno.h>
@@ -40,7 +42,7 @@ struct sample {
         uint64_t cycle;
         uint64_t cpu_ns;   /* cumulative */
         uint64_t wall_us;  /* the cycle's own duration, from STATUS */
-        uint64_t rss_kib, hwm_kib;
+        uint64_t rss_kib, hwm_kib, anon_kib; /* VmRSS, VmHWM, RssAnon (RSS less file pages) */
 };
 
 static uint64_t now_ms(void) {
@@ -76,11 +78,11 @@ static uint64_t cpu_ns_of(pid_t pid) {
 }
 
 /* Reads VmRSS and VmHWM of pid in KiB. */
-static void rss_of(pid_t pid, uint64_t *rss, uint64_t *hwm) {
+static void rss_of(pid_t pid, uint64_t *rss, uint64_t *hwm, uint64_t *anon) {
         char path[64], line[256];
         snprintf(path, sizeof path, "/proc/%d/status", (int) pid);
         FILE *f = fopen(path, "re");
-        *rss = *hwm = 0;
+        *rss = *hwm = *anon = 0;
         if (!f)
                 return;
         while (fgets(line, sizeof line, f)) {
@@ -89,6 +91,8 @@ static void rss_of(pid_t pid, uint64_t *rss, uint64_t *hwm) {
                         *rss = v;
                 else if (sscanf(line, "VmHWM: %llu", &v) == 1)
                         *hwm = v;
+                else if (sscanf(line, "RssAnon: %llu", &v) == 1)
+                        *anon = v;
         }
         fclose(f);
 }
@@ -214,10 +218,11 @@ int main(int argc, char **argv) {
                         break;
                 }
                 if (rss_every_s && now >= next_rss) {
-                        uint64_t rss, hwm;
-                        rss_of(pid, &rss, &hwm);
-                        fprintf(out, "rss t=%.1f rss_kib=%" PRIu64 " hwm_kib=%" PRIu64 "\n",
-                                (double) (now - start) / 1000.0, rss, hwm);
+                        uint64_t rss, hwm, anon;
+                        rss_of(pid, &rss, &hwm, &anon);
+                        fprintf(out, "rss t=%.1f rss_kib=%" PRIu64 " hwm_kib=%" PRIu64
+                                     " anon_kib=%" PRIu64 "\n",
+                                (double) (now - start) / 1000.0, rss, hwm, anon);
                         fflush(out);
                         next_rss += rss_every_s * 1000;
                 }
@@ -237,7 +242,7 @@ int main(int argc, char **argv) {
                 if (!parse_status(msg, &x.cycle, &x.wall_us))
                         continue;
                 x.cpu_ns = cpu_ns_of(pid);
-                rss_of(pid, &x.rss_kib, &x.hwm_kib);
+                rss_of(pid, &x.rss_kib, &x.hwm_kib, &x.anon_kib);
                 if (n == cap) {
                         cap *= 2;
                         s = realloc(s, cap * sizeof *s);
@@ -262,8 +267,9 @@ int main(int argc, char **argv) {
         for (size_t k = 1; k < n; k++) {
                 uint64_t dcpu = s[k].cpu_ns - s[k - 1].cpu_ns;
                 fprintf(out, "cycle=%" PRIu64 " cpu_us=%.1f wall_us=%" PRIu64 " rss_kib=%" PRIu64
-                             " hwm_kib=%" PRIu64 "\n", s[k].cycle, (double) dcpu / 1000.0,
-                        s[k].wall_us, s[k].rss_kib, s[k].hwm_kib);
+                             " hwm_kib=%" PRIu64 " anon_kib=%" PRIu64 "\n", s[k].cycle,
+                        (double) dcpu / 1000.0, s[k].wall_us, s[k].rss_kib, s[k].hwm_kib,
+                        s[k].anon_kib);
                 if (s[k].cycle > skip) {
                         cpu[m] = dcpu;
                         wall[m] = s[k].wall_us;
@@ -274,9 +280,9 @@ int main(int argc, char **argv) {
                                           WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1);
         if (n > 0)
                 fprintf(out, "summary cycles=%zu median_cpu_us=%.1f median_wall_us=%" PRIu64
-                             " rss_kib=%" PRIu64 " hwm_kib=%" PRIu64 "\n",
+                             " rss_kib=%" PRIu64 " hwm_kib=%" PRIu64 " anon_kib=%" PRIu64 "\n",
                         m, (double) median(cpu, m) / 1000.0, median(wall, m), s[n - 1].rss_kib,
-                        s[n - 1].hwm_kib);
+                        s[n - 1].hwm_kib, s[n - 1].anon_kib);
         if (want != 0 && (exited || timed_out))
                 fprintf(stderr, "cycle-meter: %s after %zu cycles (status %d)\n",
                         timed_out ? "timeout" : "command exited", n, status);

@@ -4,7 +4,7 @@
  * host and inside the test VM (no Python there).
  *
  *   mkscale-tree --capture DIR --out DIR --cgroups N [--per-group 100] [--seed 1]
- *   mkscale-tree --capture DIR --out DIR --churn K
+ *   mkscale-tree --capture DIR --out DIR --churn K [--to N]
  *
  * Layout (OUT/cgroup is the cgroup root):
  *   /scale.slice/gNNN.slice/cNNNNNN.scope   the leaves (managed by OUT/mglrud.conf), per-group
@@ -18,8 +18,8 @@
  * the directory's inode (what the 7.3 kernel prints), the body the captured record of the
  * template's cgroup, verbatim (about 2 KiB per memcg in lru_gen_full). OUT/proc has the captured
  * meminfo, pressure/memory and swaps. --churn K removes the K oldest leaves, adds K new ones
- * (new names, so new inodes) and rewrites both lru_gen files in place (a running daemon keeps
- * reading the file it opened). Exit status 0, 1 on errors, 2 on usage. */
+ * (new names, so new inodes; with --to N, as many as it takes to have N) and rewrites both lru_gen
+ * files in place (a running daemon keeps reading the file it opened). Exit status 0, 1 on errors, 2 on usage. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -348,8 +348,9 @@ static void remove_leaf(const char *dir) {
                 die("rmdir %s", dir);
 }
 
-/* Removes the k oldest leaves (lowest numbers) and adds k new ones. */
-static void churn(unsigned long k) {
+/* Removes the k oldest leaves (lowest numbers) and adds new ones: as many (to < 0) or until there
+ * are to. */
+static void churn(unsigned long k, long to) {
         unsigned long per_group = read_counter(".per-group", 100), next = read_counter(".next-leaf", 0);
         unsigned long seed = read_counter(".seed", 1);
         char dir[8192];
@@ -386,7 +387,9 @@ static void churn(unsigned long k) {
                 remove_leaf(leaf);
         }
         free(nums);
-        for (unsigned long i = 0; i < k; i++)
+        size_t left = n - removed;
+        unsigned long add = to < 0 ? removed : (size_t) to > left ? (size_t) to - left : 0;
+        for (unsigned long i = 0; i < add; i++)
                 add_leaf(next++, per_group, seed);
         write_counter(".next-leaf", next);
         write_lrugen();
@@ -423,12 +426,13 @@ static void build(unsigned long n, unsigned long per_group, unsigned long seed) 
 
 static void usage(void) {
         fprintf(stderr, "usage: mkscale-tree --capture DIR --out DIR --cgroups N [--per-group 100] "
-                        "[--seed 1]\n       mkscale-tree --capture DIR --out DIR --churn K\n");
+                        "[--seed 1]\n       mkscale-tree --capture DIR --out DIR --churn K [--to N]\n");
         exit(2);
 }
 
 int main(int argc, char **argv) {
         unsigned long n = 0, per_group = 100, seed = 1, k = 0;
+        long to = -1;
         bool have_n = false, have_k = false;
 
         for (int i = 1; i < argc; i++) {
@@ -447,6 +451,8 @@ int main(int argc, char **argv) {
                         seed = strtoul(v, NULL, 10);
                 else if (strcmp(o, "--churn") == 0)
                         k = strtoul(v, NULL, 10), have_k = true;
+                else if (strcmp(o, "--to") == 0)
+                        to = strtol(v, NULL, 10);
                 else
                         usage();
         }
@@ -457,6 +463,6 @@ int main(int argc, char **argv) {
         if (have_n)
                 build(n, per_group, seed);
         else
-                churn(k);
+                churn(k, to);
         return 0;
 }

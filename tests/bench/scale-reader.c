@@ -18,7 +18,7 @@
  *           buffer (a seq_file read returns at most one seq buffer whatever is asked).
  * Prints per cycle "cycle=N cpu_us=… wall_us=… bytes=…" (CPU: CLOCK_PROCESS_CPUTIME_ID around the
  * reads) and "summary cycles=… median_cpu_us=… median_wall_us=… files=… cgroups=… rss_kib=…
- * hwm_kib=…" over the cycles after the first K. */
+ * hwm_kib=… anon_kib=…" over the cycles after the first K. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -274,8 +274,8 @@ int main(int argc, char **argv) {
                 }
         }
         printf("summary mode=%s cycles=%zu median_cpu_us=%.1f median_wall_us=%.1f files=%zu "
-               "cgroups=%zu rss_kib=%" PRIu64 " hwm_kib=%" PRIu64 "\n", mode, m,
+               "cgroups=%zu rss_kib=%" PRIu64 " hwm_kib=%" PRIu64 " anon_kib=%" PRIu64 "\n", mode, m,
                median(cpu, m) / 1000.0, median(wall, m) / 1000.0, n_files, n_cgroups,
-               status_kib("VmRSS"), status_kib("VmHWM"));
+               status_kib("VmRSS"), status_kib("VmHWM"), status_kib("RssAnon"));
         return 0;
 }

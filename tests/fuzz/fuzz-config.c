@@ -131,6 +131,7 @@ static void check_daemon_equal(const struct config *a, const struct config *b) {
         fuzz_check(ratio_equal(a->host_full_limit, b->host_full_limit));
         fuzz_check(a->host_min_available == b->host_min_available);
         fuzz_check(a->stream_fast_path == b->stream_fast_path);
+        fuzz_check(a->refault_check == b->refault_check);
 }
 
 /* Everything equal, locations and masks included (a copy, or an untouched config). */

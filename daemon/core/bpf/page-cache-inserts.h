@@ -48,6 +48,12 @@ struct streams_val {
         __u64 last_ns;      /* bpf_ktime_get_ns() of the last insertion */
         __u32 generation;   /* i_generation, for open_by_handle_at */
         __u32 pad;
+        /* The daemon's own refault count (page-cache-refaults.h): */
+        __s64 evicted_budget; /* pages reclaim took out of the page cache, not yet matched by a
+                               * re-insertion (a little below 0 after racing updates) */
+        __u64 reinserted;     /* the highest pages − max_index seen: re-insertions so far */
+        __u64 evicted_ns;     /* bpf_ktime_get_ns() of the last eviction by reclaim, 0: none */
+        __u64 dirtied_ns;     /* … of the last page of the file made dirty (written), 0: none */
 };
 
 /* One ring buffer record: the file and its counters just after the insertion that crossed

@@ -63,6 +63,11 @@ struct actuator_job {
         uint64_t submitted_usec;
         uint64_t write_started_usec; /* the write in progress began then (0: none); atomic */
         uint64_t token;         /* the submitter's tag: matches the completion to its owner */
+        /* What the submitter measures the job's effect against (control.c: memory.stat's anon,
+         * file and pgsteal_proactive when it decided; bit k of has_baseline: baseline[k] read):
+         * kept with the job, not with each of thousands of cgroups. */
+        uint64_t baseline[3];
+        uint8_t has_baseline;
 
         /* results */
         unsigned failed;        /* writes that failed (a vanished cgroup is not a failure) */

@@ -15,7 +15,8 @@ struct cgroup {
         uint64_t id;                    /* cgroup id (directory inode on cgroup2) */
         char *path;                     /* "/system.slice/foo.service", "/" for the root */
         char *name;                     /* path for people and protocols (escape_path()): what
-                                         * logs, the bus, metrics and dumps show */
+                                         * logs, the bus, metrics and dumps show; path itself
+                                         * when it needs no escaping */
         struct cgroup_files files;
         const struct policy_section *section; /* most specific matching section, NULL when
                                                * only the annotation's keys manage it */
@@ -27,6 +28,7 @@ struct cgroup {
         bool seen;                      /* mark for the rescan sweep */
         bool vanished;                  /* a read saw ENOENT/ENODEV: drop at next rescan */
         void *userdata;                 /* the controller state (control.c) */
+        char path_storage[];            /* the path it was found at (path, until a rename) */
 };
 
 /* Opens the cgroup root/path with id, keeping the files in keep open (cgroup-files.h). Returns 0
@@ -34,7 +36,8 @@ struct cgroup {
 int cgroup_new(const char *root, const char *path, uint64_t id, unsigned keep,
                struct cgroup **ret);
 
-/* Sets cg's path (after a rename) and its name. Returns 0 or -ENOMEM (cg unchanged). */
+/* Sets cg's path after a rename (ids are stable, paths are not) and its name. Returns 0 or
+ * -ENOMEM (cg unchanged). */
 int cgroup_set_path(struct cgroup *cg, const char *path);
 
 /* Closes files and frees the cgroup (not its userdata). NULL is fine. */

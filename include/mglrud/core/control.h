@@ -42,6 +42,12 @@ struct control_snapshot {
         uint64_t actions, errors;
         uint64_t stream_files;     /* one-shot stream files dropped (or advised), cumulative */
         uint64_t stream_dropped_bytes; /* … bytes asked to drop (POSIX_FADV_DONTNEED), cumulative */
+        /* Refault counts you can trust (refault-trust.h): file refaults, pages, over the cycles
+         * checked, as the kernel counted them and as mglrud did; whether the kernel's were
+         * found short, and by which sign ("own-count", "shadow-nodes"; NULL while trusted). */
+        uint64_t kernel_refault_pages, own_refault_pages;
+        bool refault_undercount;
+        const char *refault_undercount_sign;
         bool paused;               /* paused for this cgroup (not counting a daemon-wide pause) */
         char overrides[_POLICY_KEY_MAX][64]; /* runtime overrides, "MaxStep=32M", in key order */
         size_t n_overrides;

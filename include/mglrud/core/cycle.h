@@ -51,4 +51,11 @@ struct cycle_input {
         bool paused_all;                      /* Pause(""): sample every cgroup, act on none */
         const struct report_sink *report;
         struct control_scratch *scratch;      /* the cycle's working memory (control.h), or NULL */
+        /* RefaultCheck=: check the kernel's refault counts (refault-trust.h). */
+        bool refault_check;
+        /* The daemon's own refault count: sets *ret_pages to the file pages of cgroup id
+         * re-inserted into the page cache after reclaim evicted them (cumulative; 0 when none
+         * were seen) and returns 0, or a negative errno. NULL without one (no BPF). */
+        int (*own_refaults)(void *userdata, uint64_t cgroup_id, uint64_t *ret_pages);
+        void *own_refaults_userdata;
 };

@@ -29,6 +29,12 @@
  * (STREAMS_MAX_FILES_PENDING), lru_gen, host files, inotify, BPF, the journal. */
 #define MANAGER_FD_RESERVE 512
 
+/* Memory files kept open across all managed cgroups. Each one read holds a kernel buffer of at
+ * least a page, charged to mglrud's cgroup: 32,768 files are 128 MiB with 4 KiB pages, which
+ * keeps every file of 3,640 cgroups open, the three read every cycle of up to 10,922, and beyond
+ * that only the directories (the files are then opened for each read, about twice the CPU). */
+#define MANAGER_KEPT_FILES_MAX 32768
+
 /* Settings given on the command line; they win over the config file, also across reloads. */
 struct manager_overrides {
         const char *cgroup_root, *debugfs_root, *proc_root;
@@ -47,6 +53,13 @@ struct manager_caps {
         struct kernel_caps kernel; /* what the policy gets (writes, swappiness, swap, page size) */
         bool lrugen_read;          /* lru_gen or lru_gen_full readable */
         bool lrugen_full;          /* reading lru_gen_full (tier counters available) */
+};
+
+/* What lru_gen's memcg ids are (manager-probe.c: learnt from the first histograms). */
+enum lrugen_ids {
+        LRUGEN_IDS_UNKNOWN,        /* not known yet: paths are kept */
+        LRUGEN_IDS_CGROUP,         /* 7.x: cgroup ids; a cgroup is found by id, no path kept */
+        LRUGEN_IDS_PRIVATE,        /* 6.x private ids: a cgroup is found by its path */
 };
 
 /* The host's idle-age profile, over every memcg's lruvecs in lru_gen (docs/design.md,
@@ -83,6 +96,7 @@ struct manager {
         struct read_buf lrugen_buf;
         struct lrugen lrugen;
         bool lrugen_valid;          /* this cycle's parse succeeded */
+        enum lrugen_ids lrugen_ids;
 
         int host_psi_fd, meminfo_fd, swaps_fd;
         int inotify_fd;             /* watches every cgroup directory for mkdir/rmdir */

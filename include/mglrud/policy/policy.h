@@ -112,6 +112,14 @@ struct cgroup_sample {
         const struct lrugen_lruvec *lruvecs;
         size_t n_lruvecs;
         bool has_lrugen;                       /* lruvecs come from lru_gen(_full) this cycle */
+        /* The daemon's own count of page-cache pages re-inserted after reclaim evicted them
+         * (BPF; cumulative like memory.stat's events, docs/design.md "Refault counts you can
+         * trust"), and whether it was read. */
+        uint64_t own_refault_file;
+        bool has_own_refault_file;
+        /* The kernel's workingset_refault_file was found short for this cgroup: the rates
+         * take the larger of its delta and own_refault_file's (DECISION_FLAG_OWN_REFAULTS). */
+        bool refault_file_undercount;
 };
 
 /* What the daemon read for the host in one cycle. */
@@ -161,18 +169,6 @@ struct policy_lruvec_state {
         bool has_pending_reject; /* pending_reject_seq is set */
 };
 
-/* Cycles counted in 32 bits: 136 years at one a second; the state is kept per cgroup. */
-struct policy_counters {
-        uint64_t planned_bytes[_LRUGEN_NR_TYPES]; /* sum of planned eviction/reclaim bytes */
-        uint32_t cycles;         /* policy_decide() calls that succeeded */
-        uint32_t warmups;        /* cycles without rates (first, reset, clock jump) */
-        uint32_t resets;         /* counter resets seen (cgroup recreated) */
-        uint32_t pressure;       /* cycles stopped by the cgroup's pressure */
-        uint32_t host_pressure;  /* cycles stopped by the host guard */
-        uint32_t errors;         /* policy_note_error() calls */
-        uint32_t t_raised, t_lowered;
-};
-
 struct policy_state {
         uint64_t cold_age_usec;      /* T, in [MinColdAge, MaxColdAge] */
         uint64_t quiet_since_usec;   /* start of the quiet streak (quiet_cycles) */
@@ -200,7 +196,6 @@ struct policy_state {
         unsigned stream_cycles;      /* consecutive cycles of fast file inflow, no refaults */
 
         int last_reason;             /* enum decision_reason of the last decision */
-        struct policy_counters counters;
         uint64_t last_decision_usec;
 
         /* Last, so that policy_state_size() bytes are the whole state. */
@@ -259,6 +254,8 @@ enum {
         DECISION_FLAG_FILE_PROTECTED = 1u << 8,  /* tier counters: hot file refaulting */
         DECISION_FLAG_TRUNCATED      = 1u << 9,  /* more lruvecs than DECISION_MAX_CMDS */
         DECISION_FLAG_REFAULTS       = 1u << 10, /* refaults above RefaultTarget */
+        DECISION_FLAG_OWN_REFAULTS   = 1u << 11, /* file refaults from the daemon's own count,
+                                                  * above the kernel's (undercount) */
 };
 
 /* One lru_gen command: "+ memcg node seq" (ageing) or "- memcg node seq swappiness nr_pages". */

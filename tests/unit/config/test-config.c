@@ -19,6 +19,7 @@ static void test_builtin_defaults(void **state) {
         assert_ratio_equal(c.host_full_limit, 0.05);
         assert_int_equal(c.host_min_available, 256 * MiB);
         assert_true(c.stream_fast_path);
+        assert_true(c.refault_check);
         assert_int_equal(c.defaults.mode, POLICY_MODE_ACTIVE);
         assert_int_equal(c.defaults.min_cold_age_usec, 2 * USEC_PER_MIN);
         assert_int_equal(c.defaults.max_cold_age_usec, 20 * USEC_PER_MIN);
@@ -45,6 +46,7 @@ static void test_good_file(void **state) {
                 "HostPressureLimit=10%\n"
                 "HostMinAvailable=1G\n"
                 "StreamFastPath=no\n"
+                "RefaultCheck=no\n"
                 "\n"
                 "  [Defaults]   ; indented header with a comment\n"
                 "  Mode = advise ; indented key, spaces around '='\n"
@@ -76,6 +78,7 @@ static void test_good_file(void **state) {
         assert_ratio_equal(c.host_full_limit, 0.1);
         assert_int_equal(c.host_min_available, 1024 * MiB);
         assert_false(c.stream_fast_path);
+        assert_false(c.refault_check);
 
         assert_int_equal(c.defaults.mode, POLICY_MODE_ADVISE);
         assert_int_equal(c.defaults.min_cold_age_usec, 90 * USEC_PER_SEC);
@@ -90,7 +93,7 @@ static void test_good_file(void **state) {
         assert_int_equal(c.n_sections, 2);
         assert_string_equal(c.sections[0].name, "/batch.slice/*");
         assert_string_equal(c.sections[0].file, "good.conf");
-        assert_int_equal(c.sections[0].line, 23);
+        assert_int_equal(c.sections[0].line, 24);
         assert_int_equal(c.sections[0].set_mask,
                          (1u << POLICY_KEY_SWAPPINESS) | (1u << POLICY_KEY_MODE));
         assert_string_equal(c.sections[1].name, "/system.slice/docker-[0-9a-f]*.scope");
@@ -185,6 +188,8 @@ static void test_bad_lines(void **state) {
                   "t.conf:2: [Daemon] HostPressureLimit=150%: invalid percentage (0%..100%)" },
                 { "[Daemon]\nHostMinAvailable=12Q\n",
                   "t.conf:2: [Daemon] HostMinAvailable=12Q: invalid size" },
+                { "[Daemon]\nRefaultCheck=sometimes\n",
+                  "t.conf:2: [Daemon] RefaultCheck=sometimes: invalid boolean" },
                 { "# comment\n\n[/batch.slice/*]\nMaxStep=12Q\n",
                   "t.conf:4: [/batch.slice/*] MaxStep=12Q: invalid size" },
                 { "[/x]\nMaxStep=1K\n",
@@ -336,6 +341,7 @@ static void test_empty_assignment_resets(void **state) {
 static void test_dump_roundtrip(void **state) {
         static const char text[] = "[Daemon]\nInterval=1min\nDryRun=yes\nHostMinAvailable=1G\n"
                                    "StreamFastPath=no\n"
+                                   "RefaultCheck=no\n"
                                    "[Defaults]\nMode=advise\nFloor=16M\n"
                                    "[/batch.slice/*]\nSwappiness=max\nPressureTarget=1%\n"
                                    "[/system.slice/docker-[0-9a-f]*.scope]\nMinColdAge=5min\n"
@@ -350,10 +356,10 @@ static void test_dump_roundtrip(void **state) {
 
         assert_non_null(strstr(buf, "[Daemon]\nInterval=1min\nDryRun=yes\n"));
         assert_non_null(strstr(buf, "LogLevel=info ; built-in default\n"));
-        assert_non_null(strstr(buf, "HostMinAvailable=1G\nStreamFastPath=no\n"));
-        assert_non_null(strstr(buf, "\n# d.conf:6\n[Defaults]\nMode=advise\n"));
+        assert_non_null(strstr(buf, "HostMinAvailable=1G\nStreamFastPath=no\nRefaultCheck=no\n"));
+        assert_non_null(strstr(buf, "\n# d.conf:7\n[Defaults]\nMode=advise\n"));
         assert_non_null(strstr(buf, "Swappiness=auto ; built-in default\n"));
-        assert_non_null(strstr(buf, "\n# d.conf:9\n[/batch.slice/*]\nMode=advise ; from [Defaults]\n"));
+        assert_non_null(strstr(buf, "\n# d.conf:10\n[/batch.slice/*]\nMode=advise ; from [Defaults]\n"));
         assert_non_null(strstr(buf, "Swappiness=max\nFloor=16M ; from [Defaults]\n"));
         assert_non_null(strstr(buf, "PressureTarget=1%\n"));
         assert_non_null(strstr(buf, "RefaultTarget=0.123456789%\n"));

@@ -40,6 +40,10 @@ static void make_snapshots(struct control_snapshot s[2]) {
                 .errors = 1,
                 .stream_files = 2,
                 .stream_dropped_bytes = 440401920,
+                .kernel_refault_pages = 12,
+                .own_refault_pages = 4096,
+                .refault_undercount = true,
+                .refault_undercount_sign = "own-count",
         };
         s[1] = (struct control_snapshot) {
                 .path = "/b",
@@ -100,6 +104,14 @@ static void test_metrics_exact(void **state) {
                 "# TYPE mglrud_stream_dropped_bytes_total counter\n"
                 "mglrud_stream_dropped_bytes_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 440401920\n"
                 "mglrud_stream_dropped_bytes_total{cgroup=\"/b\"} 0\n"
+                "# HELP mglrud_refaults_own_pages_total File pages read back into the page cache after reclaim evicted them, as mglrud counts them (BPF; RefaultCheck=).\n"
+                "# TYPE mglrud_refaults_own_pages_total counter\n"
+                "mglrud_refaults_own_pages_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 4096\n"
+                "mglrud_refaults_own_pages_total{cgroup=\"/b\"} 0\n"
+                "# HELP mglrud_refault_undercount 1 when the kernel's refault counts of the cgroup were found short: the controllers take the larger of them and mglrud's own count.\n"
+                "# TYPE mglrud_refault_undercount gauge\n"
+                "mglrud_refault_undercount{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 1\n"
+                "mglrud_refault_undercount{cgroup=\"/b\"} 0\n"
                 "# HELP mglrud_host_idle_bytes Bytes of every memcg by known idle time: bucket le holds the bytes not known to be idle longer than le seconds (a generation is idle at least as long as the next younger one exists; the youngest 0).\n"
                 "# TYPE mglrud_host_idle_bytes histogram\n"
                 "# HELP mglrud_host_idle_horizon_seconds The longest idle time the host's generations tell: nothing is known past it.\n"
@@ -204,6 +216,10 @@ static void test_dump(void **state) {
         assert_non_null(strstr(text, "        Cold: anon 4K file 8K\n"));
         assert_non_null(strstr(text, "        Pressure some: 25.00%\n"));
         assert_non_null(strstr(text, "        Streams dropped: 2 files, 420M\n"));
+        assert_non_null(strstr(text, "        File refaults: kernel 12, mglrud 4096 pages; kernel "
+                                     "undercounts (own-count): the larger is used\n"));
+        /* Nothing counted and trusted: no line. */
+        assert_null(strstr(strstr(text, "-> /b\n"), "File refaults"));
         assert_non_null(strstr(text, "        Reclaimed: anon 1M file 3B\n"));
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "mglrud/kernel/cgroup-files.h"
 #include "mglrud/kernel/cgroupfs.h"
 
 struct seen {
@@ -136,10 +137,36 @@ static void test_vanished_and_errors(void **state) {
         assert_int_equal(g.n, 0);
 }
 
+/* The keep mask fits both budgets: descriptors and files held open (kernel buffers). */
+static void test_keep_mask_for(void **state) {
+        (void) state;
+        size_t max;
+        const unsigned all = cgroup_files_fd_cost(CGROUP_KEEP_ALL) - 1; /* nine files */
+
+        assert_int_equal(cgroup_files_keep_mask_for(100, UINT64_MAX, 32768, &max), CGROUP_KEEP_ALL);
+        assert_int_equal(max, SIZE_MAX);
+        /* 10,000 cgroups: descriptors to spare, but all nine files would be 90,000 buffers. */
+        assert_int_equal(cgroup_files_keep_mask_for(10000, UINT64_MAX, 32768, &max), CGROUP_KEEP_HOT);
+        assert_int_equal(max, SIZE_MAX);
+        assert_int_equal(cgroup_files_keep_mask_for(32768 / all, UINT64_MAX, 32768, &max),
+                         CGROUP_KEEP_ALL);
+        assert_int_equal(cgroup_files_keep_mask_for(32768 / all + 1, UINT64_MAX, 32768, &max),
+                         CGROUP_KEEP_HOT);
+        assert_int_equal(cgroup_files_keep_mask_for(20000, UINT64_MAX, 32768, &max), CGROUP_KEEP_NONE);
+        assert_int_equal(max, SIZE_MAX);
+        /* The descriptor limit alone: 400 cgroups under 512 descriptors keep the directory. */
+        assert_int_equal(cgroup_files_keep_mask_for(400, 512, 32768, &max), CGROUP_KEEP_NONE);
+        assert_int_equal(max, SIZE_MAX);
+        assert_int_equal(cgroup_files_keep_mask_for(400, 1600, 32768, &max), CGROUP_KEEP_HOT);
+        assert_int_equal(cgroup_files_keep_mask_for(600, 512, 32768, &max), CGROUP_KEEP_NONE);
+        assert_int_equal(max, 512);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_walk_tree),
                 cmocka_unit_test(test_vanished_and_errors),
+                cmocka_unit_test(test_keep_mask_for),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

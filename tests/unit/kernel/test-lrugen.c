@@ -273,12 +273,12 @@ static void test_read(void **state) {
         int fd = fixture_memfd(text.data, text.len);
         assert_true(fd >= 0);
         for (int i = 0; i < 2; i++) {
-                assert_int_equal(lrugen_read(fd, &buf, &l), 0);
+                assert_int_equal(lrugen_read(fd, &buf, 0, &l), 0);
                 assert_int_equal(l.n_lruvecs, 2);
                 assert_g4(find(&l, 1, 0));
         }
         close(fd);
-        assert_int_equal(lrugen_read(fd, &buf, &l), -EBADF);
+        assert_int_equal(lrugen_read(fd, &buf, 0, &l), -EBADF);
         assert_int_equal(l.n_lruvecs, 0);
 }
 
@@ -316,7 +316,8 @@ static void assert_lruvec_equal(const struct lrugen *la, const struct lrugen_lru
                                 const struct lrugen *lb, const struct lrugen_lruvec *b) {
         assert_int_equal(a->memcg_id, b->memcg_id);
         assert_int_equal(a->node, b->node);
-        assert_string_equal(lrugen_path(la, a), lrugen_path(lb, b));
+        /* Read without paths, b's are all "". */
+        assert_string_equal(lb->no_paths ? "" : lrugen_path(la, a), lrugen_path(lb, b));
         assert_int_equal(a->nr_gens, b->nr_gens);
         for (unsigned g = 0; g < a->nr_gens; g++) {
                 assert_int_equal(a->gens[g].seq, b->gens[g].seq);
@@ -331,10 +332,11 @@ static void assert_lruvec_equal(const struct lrugen *la, const struct lrugen_lru
 
 /* lrugen_read() parses LRUGEN_READ_CHUNK bytes at a time: lines cut by a chunk boundary, a line
  * longer than a chunk (a path of 70,000 bytes), records in descending id order (sorted in place)
- * and a duplicate far from its first copy give what lrugen_parse() gives on the whole text. */
+ * and a duplicate far from its first copy give what lrugen_parse() gives on the whole text; with
+ * LRUGEN_READ_NO_PATHS the same without the paths, which are still checked. */
 static void test_read_chunks(void **state) {
         _cleanup_(read_buf_free) struct read_buf text = {}, buf = {};
-        _cleanup_(lrugen_done) struct lrugen whole = {}, chunked = {};
+        _cleanup_(lrugen_done) struct lrugen whole = {}, chunked = {}, bare = {};
         char path[64];
         _cleanup_free_ char *long_path = malloc(70001);
 
@@ -358,25 +360,51 @@ static void test_read_chunks(void **state) {
 
         int fd = fixture_memfd(text.data, text.len);
         assert_true(fd >= 0);
-        assert_int_equal(lrugen_read(fd, &buf, &chunked), 0);
-        close(fd);
+        assert_int_equal(lrugen_read(fd, &buf, 0, &chunked), 0);
         assert_int_equal(buf.len, text.len);
         assert_true(buf.cap < text.len); /* never held whole */
         assert_int_equal(chunked.n_lruvecs, whole.n_lruvecs);
         for (size_t i = 0; i < whole.n_lruvecs; i++)
                 assert_lruvec_equal(&whole, &whole.lruvecs[i], &chunked, &chunked.lruvecs[i]);
 
+        assert_int_equal(lrugen_read(fd, &buf, LRUGEN_READ_NO_PATHS, &bare), 0);
+        assert_true(bare.no_paths);
+        assert_int_equal(bare.n_lruvecs, whole.n_lruvecs);
+        for (size_t i = 0; i < whole.n_lruvecs; i++)
+                assert_lruvec_equal(&whole, &whole.lruvecs[i], &bare, &bare.lruvecs[i]);
+        assert_true(bare.paths_len <= 401); /* a NUL per memcg line: none of the 70,000 bytes */
+        assert_null(lrugen_find_path(&bare, "/c7"));
+        /* With paths again. */
+        assert_int_equal(lrugen_read(fd, &buf, 0, &bare), 0);
+        assert_false(bare.no_paths);
+        assert_non_null(lrugen_find_path(&bare, "/c7"));
+        close(fd);
+
+        /* A small histogram after the big one: the arrays give back what it needed. */
+        assert_true(chunked.lruvecs_cap >= 400 && chunked.paths_cap > 70000);
+        assert_int_equal(parse_str("memcg 1 /\n node 0\n 1 2 3 4\n", &chunked), 0);
+        assert_int_equal(chunked.n_lruvecs, 1);
+        assert_true(chunked.lruvecs_cap <= 64 && chunked.paths_cap <= 4096);
+
         /* Cut in the middle of a line: the last line has no '\n'. Only the last block goes
          * (the second copy of 350); its memcg is marked, the others are all there. */
         fd = fixture_memfd(text.data, text.len - 1);
         assert_true(fd >= 0);
-        assert_int_equal(lrugen_read(fd, &buf, &chunked), 0);
+        assert_int_equal(lrugen_read(fd, &buf, 0, &chunked), 0);
         close(fd);
         assert_int_equal(chunked.n_bad, 1);
         assert_true(lrugen_memcg_bad(&chunked, 350, NULL));
         assert_false(lrugen_memcg_bad(&chunked, 349, NULL));
         assert_int_equal(chunked.n_lruvecs, 400);
         assert_string_equal(lrugen_path(&chunked, find(&chunked, 350, 0)), "/c350");
+
+        /* A relative path is rejected without paths too. */
+        static const char relative[] = "memcg 5 c5\n node 0\n 1 2 3 4\n";
+        fd = fixture_memfd(relative, sizeof relative - 1);
+        assert_true(fd >= 0);
+        assert_int_equal(lrugen_read(fd, &buf, LRUGEN_READ_NO_PATHS, &bare), -EINVAL);
+        assert_int_equal(bare.n_lruvecs, 0);
+        close(fd);
 }
 
 int main(void) {

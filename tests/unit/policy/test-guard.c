@@ -54,7 +54,6 @@ static void test_pressure(void **unused) {
         assert_true(d.flags & DECISION_FLAG_T_RAISED);
         assert_int_equal(d.cold_age_usec, 360 * SEC);
         assert_int_equal(f.s.cold_age_usec, 360 * SEC);
-        assert_int_equal(f.s.counters.pressure, 1);
 
         /* Pressure persisting: T saturates at MaxColdAge. */
         for (int i = 0; i < 10; i++) {
@@ -250,7 +249,6 @@ static void test_host_guard(void **unused) {
                                        &d), 0);
         assert_int_equal(d.reason, DECISION_NONE_HOST_PRESSURE);
         assert_int_equal(d.n_cmds, 0);
-        assert_int_equal(f.s.counters.host_pressure, 1);
 
         /* MemAvailable needs no previous host sample */
         assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, &f.prev, &f.cur, NULL, &hc, &hl,
@@ -294,7 +292,6 @@ static void test_counter_reset(void **unused) {
         assert_int_equal(d.n_cmds, 0);
         assert_int_equal(f.s.cold_age_usec, 240 * SEC); /* fresh state */
         assert_false(f.s.streaming);
-        assert_int_equal(f.s.counters.resets, 1);
 
         /* PSI totals going back too */
         setup(&f);
@@ -317,7 +314,6 @@ static void test_counter_reset(void **unused) {
         }
         d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
         assert_false(d.flags & DECISION_FLAG_COUNTER_RESET);
-        assert_int_equal(f.s.counters.resets, 0);
         /* The LRU lists by name, wherever they sit in the enum. */
         setup(&f);
         const enum memstat_key lists[] = { MEMSTAT_INACTIVE_ANON, MEMSTAT_ACTIVE_ANON,
@@ -393,7 +389,6 @@ static void test_backoff(void **unused) {
         for (int i = 0; i < 10; i++)
                 policy_note_error(&f.s, f.cur.now_usec);
         assert_int_equal(f.s.backoff_cycles, 16);
-        assert_int_equal(f.s.counters.errors, 13);
 }
 
 static void test_modes(void **unused) {

@@ -6,7 +6,8 @@
 #  - --interval is capped like Interval=;
 #  - a file linked in from elsewhere does not have its text echoed in errors;
 #  - as root, a config file others may write is refused;
-#  - with StreamProtection=no everywhere ([Defaults] only) no BPF program is loaded;
+#  - with StreamProtection=no everywhere ([Defaults] only) and RefaultCheck=no no BPF program is
+#    loaded;
 #  - loading sections is linear: 40,000 take about 4 times as long as 10,000, not 16.
 set -euo pipefail
 mglrud=$1 ctl=$2 src=$3
@@ -59,13 +60,16 @@ if [[ $(id -u) == 0 ]]; then
         chmod 0644 "$conf"
 fi
 
-# StreamProtection=no in [Defaults] only: nothing to load. (On a host that can load the program,
-# the same daemon without the line loads it: the control.)
+# StreamProtection=no in [Defaults] only and RefaultCheck=no (its own count comes from the same
+# program): nothing to load. (On a host that can load the program, the same daemon without the
+# lines loads it: the control.)
 once() { "$mglrud" --once --dry-run --config "$1" --cgroup-root "$tree/cgroup" \
                 --debugfs-root "$tree/debugfs" --proc-root "$tree/proc" 2>&1 >/dev/null; }
-sed 's/^\[Defaults\]$/[Defaults]\nStreamProtection=no/' "$conf" > "$tree/nostream.conf"
+sed 's/^\[Defaults\]$/[Defaults]\nStreamProtection=no/; s/^\[Daemon\]$/[Daemon]\nRefaultCheck=no/' \
+        "$conf" > "$tree/nostream.conf"
 out=$(once "$tree/nostream.conf")
 grep -q "tracking page-cache insertions" <<<"$out" && fail "BPF loaded with StreamProtection=no everywhere"
+grep -q "RefaultCheck" <<<"$out" && fail "RefaultCheck=no still spoke: $out"
 with=$(once "$conf" | grep -c "Stream protection" || true)
 [[ $with -ge 1 ]] || fail "the control run did not mention stream protection"
 

@@ -13,7 +13,11 @@
 #  - RSS after the churn (every churned cgroup gone, two rescans later) within 1 MiB of RSS before
 #    it (the median of the samples of the last 10 s of each quiet phase). Not checked for an ASan
 #    build, whose allocator keeps freed memory in quarantine (reported only).
-# Args: count (1000), seconds (120), settle (30), stable (20).
+# Also reported, not asserted: the daemon's own cgroup (/mglrud.slice) before, at the end of and
+# after the churn: memory.current, which a unit's MemoryMax= limits, counts kernel memory charged
+# to the daemon (its open files and their seq_file buffers) besides its RSS.
+# Args: count (1000), seconds (120), settle (30), stable (20), nofile (1048576: the daemon's
+# RLIMIT_NOFILE; a lower one makes it keep fewer memory files open, see "Descriptor limit").
 need_bin mglrud
 need_bin cgroup-swarm
 need_bin cycle-meter
@@ -21,6 +25,7 @@ COUNT="${MGLRUD_ARG_count:-1000}"
 SECONDS_CHURN="${MGLRUD_ARG_seconds:-120}"
 SETTLE="${MGLRUD_ARG_settle:-30}"
 STABLE="${MGLRUD_ARG_stable:-20}"
+NOFILE="${MGLRUD_ARG_nofile:-1048576}"
 ulimit -n 1048576 || fail "cannot raise RLIMIT_NOFILE"
 
 cgroup-swarm --root "$CG_ROOT/stable.slice" --count "$STABLE" hold > /tmp/stable.log 2>&1 &
@@ -45,17 +50,30 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 since() { awk -v a="$1" -v b="$(uptime_s)" 'BEGIN { printf "%.0f", b - a }'; }
 tm=$(uptime_s)
-cycle-meter --cycles 0 --rss-every 2 --timeout 3600 -- mglrud --config /tmp/churn.conf \
+mkdir -p "$CG_ROOT/mglrud.slice"
+# "current_kib=… anon_kib=… file_kib=… kernel_kib=… slab_kib=… sock_kib=… percpu_kib=…"
+daemon_memcg() {
+	printf 'current_kib=%d' $(( $(cat "$CG_ROOT/mglrud.slice/memory.current") / 1024 ))
+	awk '$1 ~ /^(anon|file|kernel|slab|sock|percpu)$/ { printf " %s_kib=%d", $1, $2 / 1024 }' \
+		"$CG_ROOT/mglrud.slice/memory.stat"
+}
+sh -c 'echo $$ > "$1/mglrud.slice/cgroup.procs" && ulimit -n "$2" && shift 2 && exec "$@"' sh "$CG_ROOT" "$NOFILE" \
+	cycle-meter --cycles 0 --rss-every 2 --timeout 3600 -- mglrud --config /tmp/churn.conf \
 	--cgroup-root "$CG_ROOT" --log-level debug > /tmp/meter.txt 2> /tmp/mglrud.log &
 METER=$!
 sleep "$SETTLE"
 churn_start=$(since "$tm")
+memcgs_before=$(grep -c '^memcg' "$LRU_GEN")
+memcg_before=$(daemon_memcg)
 cgroup-swarm --root "$CG_ROOT/swarm.slice" --count "$COUNT" --log /tmp/removed.log churn "$SECONDS_CHURN" \
 	> /tmp/swarm.log 2> /tmp/swarm.err
 swarm_rc=$?
 churn_end=$(since "$tm")
+memcg_churn_end=$(daemon_memcg)
 sleep "$SETTLE"
 stop_at=$(since "$tm")
+memcgs_after=$(grep -c '^memcg' "$LRU_GEN")
+memcg_after=$(daemon_memcg)
 alive=0
 pid=$(pidof mglrud) && alive=1 && kill -TERM $pid
 wait "$METER"
@@ -64,6 +82,12 @@ wait "$STABLE_PID"
 result daemon_alive_at_end "$alive"
 result churn_start_s "$churn_start"
 result churn_end_s "$churn_end"
+# Removed cgroups stay listed in lru_gen while their memcgs die (zombies): the daemon parses them.
+result lru_gen_memcgs_before "$memcgs_before"
+result lru_gen_memcgs_after "$memcgs_after"
+result daemon_memcg_before "$memcg_before"
+result daemon_memcg_churn_end "$memcg_churn_end"
+result daemon_memcg_after "$memcg_after"
 
 result_file meter.txt /tmp/meter.txt
 result_file swarm.log /tmp/swarm.log
@@ -86,6 +110,9 @@ rss_peak=$(awk '$1 == "rss" { split($3, r, "="); if (r[2] > m) m = r[2] } END { 
 result rss_start_kib "$rss_start"
 result rss_end_kib "$rss_end"
 result rss_peak_kib "$rss_peak"
+# The curve, every 10 s: "t:RSS/RssAnon" in KiB.
+result rss_curve "$(awk '$1 == "rss" { split($2, t, "="); split($3, r, "="); split($5, a, "=");
+	if (t[2] >= next_t) { printf "%s%d:%d/%d", sep, t[2], r[2], a[2]; sep = ","; next_t += 10 } }' /tmp/meter.txt)"
 
 # Writes, from the debug log: "PATH: lru_gen age|lru_gen evict|memory.reclaim of … took … (RESULT)".
 awk '

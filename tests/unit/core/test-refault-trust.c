@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Refault counts you can trust, the daemon's half (core/refault-trust.c through
+ * control_cgroup_cycle()): a managed cgroup made of plain files, its own refault count handed
+ * in through cycle_input.own_refaults as the BPF map would. When the own count is far above
+ * workingset_refault_file the cgroup is named once in the log with both numbers, its snapshot
+ * (dump, metrics, bus) says so, and the controllers get the larger count: T rises. With
+ * RefaultCheck=no the same cycles leave T alone. The own count covers the descendants the
+ * cgroup's work covers; a failing read is said once and only turns the own count off. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "mglrud/core/control.h"
+#include "mglrud/shared/log.h"
+
+#define SEC UINT64_C(1000000)
+
+static char dir[] = "/tmp/mglrud-test-refault-trust.XXXXXX";
+
+static void write_stat(uint64_t refault_file, uint64_t nodereclaim, uint64_t pgsteal) {
+        char p[PATH_MAX], text[256];
+        snprintf(p, sizeof p, "%s/cg/memory.stat", dir);
+        snprintf(text, sizeof text,
+                 "anon 0\nfile 67108864\nworkingset_refault_anon 0\n"
+                 "workingset_refault_file %llu\nworkingset_nodereclaim %llu\npgsteal %llu\n",
+                 (unsigned long long) refault_file, (unsigned long long) nodereclaim,
+                 (unsigned long long) pgsteal);
+        FILE *f = fopen(p, "we");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+}
+
+static int setup(void **state) {
+        char p[PATH_MAX];
+        assert_non_null(mkdtemp(dir));
+        snprintf(p, sizeof p, "%s/cg", dir);
+        assert_int_equal(mkdir(p, 0755), 0);
+        snprintf(p, sizeof p, "%s/cg/memory.current", dir);
+        FILE *f = fopen(p, "we");
+        assert_non_null(f);
+        fputs("67108864\n", f); /* 64 MiB: 16384 pages */
+        fclose(f);
+        write_stat(0, 0, 0);
+        return 0;
+}
+
+static int teardown(void **state) {
+        char cmd[PATH_MAX];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+        return 0;
+}
+
+/* The own counts the "BPF map" holds, per cgroup id. */
+struct own_table {
+        uint64_t ids[2], pages[2];
+        size_t n;
+        int error; /* returned instead when not 0 */
+        unsigned reads;
+};
+
+static int read_own(void *userdata, uint64_t cgroup_id, uint64_t *ret_pages) {
+        struct own_table *t = userdata;
+        t->reads++;
+        if (t->error)
+                return t->error;
+        for (size_t i = 0; i < t->n; i++)
+                if (t->ids[i] == cgroup_id) {
+                        *ret_pages = t->pages[i];
+                        return 0;
+                }
+        *ret_pages = 0;
+        return 0;
+}
+
+struct captured {
+        unsigned undercount_lines, read_lines;
+        char last[1024];
+};
+
+static void capture(int level, const char *msg, void *userdata) {
+        struct captured *c = userdata;
+        if (strstr(msg, "undercounts refaults")) {
+                c->undercount_lines++;
+                strncpy(c->last, msg, sizeof c->last - 1);
+                c->last[sizeof c->last - 1] = 0;
+        }
+        if (strstr(msg, "own refault count"))
+                c->read_lines++;
+}
+
+struct run {
+        struct cgroup *cg;
+        struct kernel_caps caps;
+        struct report_sink report;
+        struct cycle_input in;
+        struct actuator *act;
+        struct own_table own;
+        struct captured log;
+};
+
+static void run_start(struct run *r, bool refault_check) {
+        char p[PATH_MAX];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/cg", dir);
+        assert_int_equal(stat(p, &st), 0);
+        *r = (struct run) {
+                .caps = { .page_size = 4096 },
+                .own = { .ids = { st.st_ino }, .n = 1 },
+        };
+        assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &r->cg), 0);
+        policy_init_defaults(&r->cg->policy);
+        /* Advise: decisions and T, no writes (no job stays in flight between the cycles). */
+        r->cg->policy.mode = POLICY_MODE_ADVISE;
+        r->in = (struct cycle_input) {
+                .now_usec = 1000 * SEC,
+                .caps = &r->caps,
+                .lrugen_write_fd = -1,
+                .report = &r->report,
+                .refault_check = refault_check,
+                .own_refaults = read_own,
+                .own_refaults_userdata = &r->own,
+        };
+        assert_int_equal(actuator_new(NULL, NULL, NULL, &r->act), 0);
+        log_set_capture(capture, &r->log);
+        write_stat(0, 0, 0);
+}
+
+/* One cycle 2 s after the previous one, after the kernel counted kernel_file and the daemon
+ * own file refaults. Returns the snapshot. */
+static struct control_snapshot run_cycle(struct run *r, uint64_t kernel_file, uint64_t own) {
+        static uint64_t refault_file;
+        if (r->in.now_usec == 1000 * SEC)
+                refault_file = 0;
+        refault_file += kernel_file;
+        r->own.pages[0] += own;
+        write_stat(refault_file, 0, 0);
+        r->in.now_usec += 2 * SEC;
+        assert_int_equal(control_cgroup_cycle(r->cg, &r->in, r->act), 0);
+        struct control_snapshot snap;
+        assert_int_equal(control_cgroup_snapshot(r->cg, &snap), 0);
+        return snap;
+}
+
+static void run_stop(struct run *r) {
+        log_set_capture(NULL, NULL);
+        actuator_free(r->act);
+        control_cgroup_free(r->cg);
+        cgroup_free(r->cg);
+}
+
+/* MinColdAge 2min, MaxColdAge 20min: T starts at their geometric middle. */
+#define T0 UINT64_C(379473319)
+
+static void test_undercount_said_once_and_t_raised(void **state) {
+        struct run r;
+        run_start(&r, true);
+
+        struct control_snapshot s = run_cycle(&r, 0, 0); /* the first sample */
+        assert_int_equal(s.cold_age_usec, T0);
+        assert_false(s.refault_undercount);
+
+        /* 16 MiB read back in 2 s, the kernel counted 10 pages. */
+        s = run_cycle(&r, 10, 4096);
+        assert_int_equal(r.log.undercount_lines, 1);
+        assert_non_null(strstr(r.log.last, "/cg: "));
+        assert_non_null(strstr(r.log.last, "mglrud saw 16M "));
+        assert_non_null(strstr(r.log.last, "workingset_refault_file counted 40K"));
+        assert_true(s.refault_undercount);
+        assert_string_equal(s.refault_undercount_sign, "own-count");
+        assert_int_equal(s.own_refault_pages, 4096);
+        assert_int_equal(s.kernel_refault_pages, 10);
+        /* The decision of that same cycle already took the larger count. */
+        assert_int_equal(s.cold_age_usec, T0 * 3 / 2);
+        assert_non_null(strstr(s.line, "file refaults from mglrud's own count"));
+
+        /* More of the same: not said again; T is held for two cycles, then raised again. */
+        for (int i = 0; i < 3; i++)
+                s = run_cycle(&r, 10, 4096);
+        assert_int_equal(r.log.undercount_lines, 1);
+        assert_int_equal(s.own_refault_pages, 4 * 4096);
+        assert_int_equal(s.kernel_refault_pages, 40);
+        assert_int_equal(s.cold_age_usec, T0 * 3 / 2 * 3 / 2);
+        run_stop(&r);
+}
+
+/* The same cycles with RefaultCheck=no: nothing is read, said or raised. */
+static void test_check_off(void **state) {
+        struct run r;
+        run_start(&r, false);
+        run_cycle(&r, 0, 0);
+        struct control_snapshot s;
+        for (int i = 0; i < 4; i++)
+                s = run_cycle(&r, 10, 4096);
+        assert_int_equal(r.own.reads, 0);
+        assert_int_equal(r.log.undercount_lines, 0);
+        assert_false(s.refault_undercount);
+        assert_null(s.refault_undercount_sign);
+        assert_int_equal(s.own_refault_pages, 0);
+        assert_int_equal(s.cold_age_usec, T0);
+        run_stop(&r);
+}
+
+/* A kernel that counts what the daemon sees is trusted, and T stays where the kernel's count
+ * puts it (below RefaultTarget's minimum of 256 pages a cycle here). */
+static void test_kernel_agrees(void **state) {
+        struct run r;
+        run_start(&r, true);
+        run_cycle(&r, 0, 0);
+        struct control_snapshot s;
+        for (int i = 0; i < 10; i++)
+                s = run_cycle(&r, 200, 200);
+        assert_int_equal(r.log.undercount_lines, 0);
+        assert_false(s.refault_undercount);
+        assert_int_equal(s.own_refault_pages, 2000);
+        assert_int_equal(s.cold_age_usec, T0);
+        run_stop(&r);
+}
+
+/* The own count is summed over the cgroup and the unmanaged descendants its work covers. */
+static void test_covered_descendants(void **state) {
+        struct run r;
+        run_start(&r, true);
+        uint64_t child = 12345;
+        r.cg->covered_ids = &child;
+        r.cg->n_covered = 1;
+        r.own.ids[1] = child;
+        r.own.n = 2;
+        run_cycle(&r, 0, 0);
+        r.own.pages[1] += 3000;
+        struct control_snapshot s = run_cycle(&r, 0, 1000);
+        assert_int_equal(s.own_refault_pages, 4000);
+        assert_true(s.refault_undercount);
+        r.cg->covered_ids = NULL;
+        r.cg->n_covered = 0;
+        run_stop(&r);
+}
+
+/* A map that cannot be read: said once, no own count, nothing found short. */
+static void test_read_error(void **state) {
+        struct run r;
+        run_start(&r, true);
+        r.own.error = -EPERM;
+        run_cycle(&r, 0, 0);
+        struct control_snapshot s;
+        for (int i = 0; i < 3; i++)
+                s = run_cycle(&r, 10, 4096);
+        assert_int_equal(r.log.read_lines, 1);
+        assert_int_equal(r.log.undercount_lines, 0);
+        assert_false(s.refault_undercount);
+        assert_int_equal(s.cold_age_usec, T0);
+        run_stop(&r);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_undercount_said_once_and_t_raised),
+                cmocka_unit_test(test_check_off),
+                cmocka_unit_test(test_kernel_agrees),
+                cmocka_unit_test(test_covered_descendants),
+                cmocka_unit_test(test_read_error),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}
