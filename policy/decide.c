@@ -173,6 +173,14 @@ int policy_decide(const struct policy *p, const struct kernel_caps *caps,
         /* Effects of the previous decision, then T for this cycle. */
         swappiness_account(p, caps, &s, &r);
         stream_update(&s, &r, cur, caps->page_size);
+        /* Where stream protection drops the streams file by file, the generation-level detector
+         * only does harm: its shorter file T takes hot pages read through descriptors along with
+         * the stream (their generations look idle), while the drops already take the stream's
+         * (S2 at Interval=10s: one such eviction took the hot file from 100% to 13.7%). */
+        if (caps->stream_drops && p->stream_protection == STREAM_PROTECTION_YES) {
+                s.streaming = false;
+                s.stream_cycles = 0;
+        }
         tiering_adapt(p, &s, &r, cur, caps->page_size, &d->flags);
 
         d->cold_age_usec = s.cold_age_usec;

@@ -92,6 +92,8 @@ void config_dump(const struct config *c, FILE *f) {
                         format_percent_exact(buf, sizeof buf, c->host_full_limit), NULL);
         dump_daemon_key(c, f, DAEMON_KEY_HOST_MIN_AVAILABLE,
                         format_bytes_exact(buf, sizeof buf, c->host_min_available), NULL);
+        dump_daemon_key(c, f, DAEMON_KEY_STREAM_FAST_PATH, c->stream_fast_path ? "yes" : "no",
+                        NULL);
         dump_daemon_key(c, f, DAEMON_KEY_REFAULT_CHECK, c->refault_check ? "yes" : "no", NULL);
         dump_daemon_key(c, f, DAEMON_KEY_PRESSURE_TRIGGERS, c->pressure_triggers ? "yes" : "no",
                         NULL);

@@ -21,6 +21,7 @@ static const char *const daemon_key_names[_DAEMON_KEY_MAX] = {
         [DAEMON_KEY_LOG_LEVEL] = "LogLevel",
         [DAEMON_KEY_HOST_PRESSURE_LIMIT] = "HostPressureLimit",
         [DAEMON_KEY_HOST_MIN_AVAILABLE] = "HostMinAvailable",
+        [DAEMON_KEY_STREAM_FAST_PATH] = "StreamFastPath",
         [DAEMON_KEY_REFAULT_CHECK] = "RefaultCheck",
         [DAEMON_KEY_PRESSURE_TRIGGERS] = "PressureTriggers",
 };
@@ -65,6 +66,7 @@ void config_init(struct config *c) {
                 .log_level = LOG_INFO,
                 .host_full_limit = CONFIG_DEFAULT_HOST_PRESSURE_LIMIT,
                 .host_min_available = CONFIG_DEFAULT_HOST_MIN_AVAILABLE,
+                .stream_fast_path = true,
                 .refault_check = true,
                 .pressure_triggers = true,
         };
@@ -184,6 +186,9 @@ int config_parse_daemon_key(struct config *c, enum daemon_key k, const char *val
                 case DAEMON_KEY_HOST_MIN_AVAILABLE:
                         c->host_min_available = def.host_min_available;
                         break;
+                case DAEMON_KEY_STREAM_FAST_PATH:
+                        c->stream_fast_path = def.stream_fast_path;
+                        break;
                 case DAEMON_KEY_REFAULT_CHECK:
                         c->refault_check = def.refault_check;
                         break;
@@ -243,6 +248,12 @@ int config_parse_daemon_key(struct config *c, enum daemon_key k, const char *val
                 if (parse_size(value, &u) < 0)
                         return fail(ret_reason, "invalid size");
                 c->host_min_available = u;
+                break;
+        case DAEMON_KEY_STREAM_FAST_PATH:
+                r = parse_boolean(value);
+                if (r < 0)
+                        return fail(ret_reason, "invalid boolean");
+                c->stream_fast_path = r;
                 break;
         case DAEMON_KEY_REFAULT_CHECK:
                 r = parse_boolean(value);

@@ -25,6 +25,7 @@ struct actuator {
         struct actuator_job *queue_head, *queue_tail; /* waiting */
         struct actuator_job *done_head, *done_tail;   /* finished, for the event loop */
         unsigned pending;                             /* queued + running */
+        unsigned pending_drop_files;                  /* files of the pending drop jobs */
         bool stop;
         bool force_dry_run;                           /* actuator_set_dry_run() */
         struct actuator_stats stats;                  /* under lock */
@@ -358,6 +359,8 @@ static int on_done(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                 j->next = NULL;
                 pthread_mutex_lock(&a->lock);
                 a->pending--;
+                if (j->kind == ACTUATOR_JOB_DROP)
+                        a->pending_drop_files -= j->n_drops;
                 pthread_mutex_unlock(&a->lock);
                 a->done(j, a->userdata);
         }
@@ -430,6 +433,8 @@ int actuator_submit(struct actuator *a, struct actuator_job *j) {
                 a->queue_tail = j;
         }
         a->pending++;
+        if (j->kind == ACTUATOR_JOB_DROP)
+                a->pending_drop_files += j->n_drops;
         pthread_cond_signal(&a->wake);
         pthread_mutex_unlock(&a->lock);
         return 0;
@@ -452,6 +457,8 @@ unsigned actuator_cancel(struct actuator *a, uint64_t cgroup_id) {
                 j->next = drop;
                 drop = j;
                 a->pending--;
+                if (j->kind == ACTUATOR_JOB_DROP)
+                        a->pending_drop_files -= j->n_drops;
                 n++;
         }
         a->queue_tail = NULL;
@@ -497,6 +504,13 @@ struct actuator_stopped actuator_stop_cgroup(struct actuator *a, uint64_t cgroup
 void actuator_set_dry_run(struct actuator *a, bool dry_run) {
         if (a)
                 __atomic_store_n(&a->force_dry_run, dry_run, __ATOMIC_RELAXED);
+}
+
+unsigned actuator_pending_drop_files(struct actuator *a) {
+        pthread_mutex_lock(&a->lock);
+        unsigned n = a->pending_drop_files;
+        pthread_mutex_unlock(&a->lock);
+        return n;
 }
 
 unsigned actuator_pending(struct actuator *a) {

@@ -11,6 +11,7 @@
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
+#include "mglrud/shared/time.h"
 
 /* Runtime overrides (Set()): the keys in mask, with their values. Lost on restart only. */
 struct control_overrides {
@@ -426,13 +427,24 @@ static void report_advice(const struct report_sink *report, const struct cgroup 
                                d, would_act);
 }
 
+/* Writes ", N ms after the threshold" (how long after the file crossed a stream threshold the
+ * drop finished: the fast path's latency) into buf, or "" when the crossing is not known. */
+static const char *format_drop_latency(char *buf, size_t size, const struct actuator_job *j,
+                                       uint64_t crossed_usec) {
+        if (!crossed_usec || j->finished_usec < crossed_usec)
+                return "";
+        snprintf(buf, size, ", %llu ms after the threshold",
+                 (unsigned long long) ((j->finished_usec - crossed_usec) / USEC_PER_MSEC));
+        return buf;
+}
+
 /* Counts and logs a finished drop job of cg (stream protection). */
 static void drop_done(struct cgroup *cg, struct control_state *s, const struct actuator_job *j) {
-        uint64_t small_bytes = 0;
+        uint64_t small_bytes = 0, small_first_crossed = 0;
         unsigned small_files = 0;
         const char *small_last = NULL;
         const char *verb = j->dry_run ? "would drop" : "dropped";
-        char b1[32], b2[32], b3[32];
+        char b1[32], b2[32], b3[32], lat[64];
 
         for (size_t i = 0; i < j->n_drops; i++) {
                 const struct actuator_drop *d = &j->drops[i];
@@ -445,18 +457,24 @@ static void drop_done(struct cgroup *cg, struct control_state *s, const struct a
                         small_files++;
                         small_bytes += d->length;
                         small_last = d->path;
+                        /* the summary gives the longest latency: the earliest crossing */
+                        if (d->crossed_usec &&
+                            (!small_first_crossed || d->crossed_usec < small_first_crossed))
+                                small_first_crossed = d->crossed_usec;
                         log_debug("%s: %s %s of %s, small file read once.", cg->name, verb,
                                   format_bytes(b1, sizeof b1, d->length), d->path);
                         continue;
                 }
-                log_info("%s: %s %s of %s, read once (%s of %s read).", cg->name, verb,
+                log_info("%s: %s %s of %s, read once (%s of %s read)%s.", cg->name, verb,
                          format_bytes(b1, sizeof b1, d->length), d->path,
                          format_bytes(b2, sizeof b2, d->read_bytes),
-                         format_bytes(b3, sizeof b3, d->size_bytes));
+                         format_bytes(b3, sizeof b3, d->size_bytes),
+                         format_drop_latency(lat, sizeof lat, j, d->crossed_usec));
         }
         if (small_files > 0)
-                log_info("%s: %s %s of %u small files read once (the last %s).", cg->name, verb,
-                         format_bytes(b1, sizeof b1, small_bytes), small_files, small_last);
+                log_info("%s: %s %s of %u small files read once (the last %s)%s.", cg->name, verb,
+                         format_bytes(b1, sizeof b1, small_bytes), small_files, small_last,
+                         format_drop_latency(lat, sizeof lat, j, small_first_crossed));
 }
 
 /* Measures and reports what a finished job achieved, on the event loop's thread: proactive

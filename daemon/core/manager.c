@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <sys/epoll.h>
 #include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -65,6 +66,8 @@ void manager_done(struct manager *m) {
         actuator_free(m->actuator);
         m->actuator = NULL;
         manager_triggers_done(m);
+        m->streams_io = sd_event_source_disable_unref(m->streams_io);
+        m->streams_timer = sd_event_source_disable_unref(m->streams_timer);
         while (m->n_cgroups > 0)
                 manager_drop_cgroup(m, m->n_cgroups - 1);
         free(m->cgroups);
@@ -129,6 +132,83 @@ static int manager_apply_settings(struct manager *m) {
         return 0;
 }
 
+static void manager_streams_fast(struct manager *m);
+static void manager_cycle_input(struct manager *m, uint64_t now_usec,
+                                struct host_limits *limits, struct cycle_input *ret);
+
+/* The fast path runs at most every STREAMS_FAST_GAP_USEC: right away when crossings come after
+ * a quiet spell, else when the gap is over (the reader keeps inserting meanwhile, and one run
+ * takes all its crossings). */
+static int on_streams_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        struct manager *m = userdata;
+        uint64_t now = now_monotonic_usec();
+
+        if (now - m->streams_fast_usec >= STREAMS_FAST_GAP_USEC) {
+                manager_streams_fast(m);
+                return 0;
+        }
+        /* Level-triggered: off until the timer, or the loop would spin on the waiting ring. */
+        (void) sd_event_source_set_enabled(m->streams_io, SD_EVENT_OFF);
+        (void) sd_event_source_set_time(m->streams_timer, m->streams_fast_usec + STREAMS_FAST_GAP_USEC);
+        (void) sd_event_source_set_enabled(m->streams_timer, SD_EVENT_ONESHOT);
+        return 0;
+}
+
+static int on_streams_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        manager_streams_fast(userdata);
+        return 0;
+}
+
+/* Runs the fast path now, then waits for crossings, or for the gap when it has work left. */
+static void manager_streams_fast(struct manager *m) {
+        struct host_limits limits;
+        struct cycle_input in;
+        uint64_t now = now_monotonic_usec();
+
+        manager_cycle_input(m, now, &limits, &in);
+        m->streams_fast_usec = now;
+        int r = streams_fast(m->streams, &in, m->cgroups, m->n_cgroups, m->actuator);
+        if (r < 0) {
+                log_error_errno(r, "Stream protection's fast path failed fatally: %m");
+                (void) sd_event_exit(m->event, r);
+                return;
+        }
+        if (r > 0) {
+                (void) sd_event_source_set_enabled(m->streams_io, SD_EVENT_OFF);
+                (void) sd_event_source_set_time(m->streams_timer, now + STREAMS_FAST_GAP_USEC);
+                (void) sd_event_source_set_enabled(m->streams_timer, SD_EVENT_ONESHOT);
+        } else {
+                (void) sd_event_source_set_enabled(m->streams_timer, SD_EVENT_OFF);
+                (void) sd_event_source_set_enabled(m->streams_io, SD_EVENT_ON);
+        }
+}
+
+/* Watches the stream crossings on the event loop while the fast path is on (and stops watching
+ * when it is not). Failing to watch leaves the cycle to act, and is said. */
+static void manager_watch_streams(struct manager *m) {
+        int fd = m->event ? streams_event_fd(m->streams) : -1;
+        int r;
+
+        if (m->streams_io && fd >= 0 && sd_event_source_get_io_fd(m->streams_io) == fd)
+                return;
+        m->streams_io = sd_event_source_disable_unref(m->streams_io);
+        m->streams_timer = sd_event_source_disable_unref(m->streams_timer);
+        if (fd < 0)
+                return;
+        r = sd_event_add_io(m->event, &m->streams_io, fd, EPOLLIN, on_streams_io, m);
+        if (r >= 0)
+                r = sd_event_add_time(m->event, &m->streams_timer, CLOCK_MONOTONIC, 0,
+                                      STREAMS_FAST_GAP_USEC / 10, on_streams_timer, m);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(m->streams_timer, SD_EVENT_OFF);
+        if (r < 0) {
+                log_warning_errno(r, "Stream protection: cannot watch the crossings, streams are "
+                                     "dropped at each cycle only: %m");
+                m->streams_io = sd_event_source_disable_unref(m->streams_io);
+                m->streams_timer = sd_event_source_disable_unref(m->streams_timer);
+        }
+}
+
 /* Loads the stream-protection BPF program once, if some section wants it or RefaultCheck= (its
  * own refault count comes from the same program). Without it the daemon works as before, and
  * says why once. */
@@ -146,24 +226,34 @@ static void manager_open_streams(struct manager *m) {
                 /* Switched off by a reload: detach the program, no map walks. */
                 if (m->streams)
                         log_info("Stream protection: off everywhere, detaching the BPF program.");
+                streams_set_fast_path(m->streams, false);
+                manager_watch_streams(m); /* before the ring buffer goes */
                 streams_free(m->streams);
                 m->streams = NULL;
                 m->streams_tried = false;
+                m->caps.kernel.stream_drops = false;
                 return;
         }
-        if (m->streams_tried)
-                return;
-        m->streams_tried = true;
-        int r = streams_open(m->proc_root, &m->streams);
-        if (r == -EOPNOTSUPP)
-                log_notice("Stream protection unavailable: built without BPF.");
-        else if (r < 0)
-                log_notice_errno(r, "Stream protection unavailable: cannot load the BPF program: %m");
-        else
-                log_info("Stream protection: tracking page-cache insertions with BPF.");
-        if (r < 0 && m->config.refault_check)
-                log_notice("RefaultCheck: without BPF, no own refault count: the kernel's counts "
-                           "are checked against workingset_nodereclaim only.");
+        if (!m->streams_tried) {
+                m->streams_tried = true;
+                int r = streams_open(m->proc_root, &m->streams);
+                if (r == -EOPNOTSUPP)
+                        log_notice("Stream protection unavailable: built without BPF.");
+                else if (r < 0)
+                        log_notice_errno(r, "Stream protection unavailable: cannot load the BPF "
+                                            "program: %m");
+                else
+                        log_info("Stream protection: tracking page-cache insertions with BPF%s.",
+                                 m->config.stream_fast_path && m->event
+                                         ? ", dropping streams as they cross" : "");
+                if (r < 0 && m->config.refault_check)
+                        log_notice("RefaultCheck: without BPF, no own refault count: the kernel's "
+                                   "counts are checked against workingset_nodereclaim only.");
+        }
+        /* Without an event loop (--once) nothing would take the crossings. */
+        streams_set_fast_path(m->streams, m->config.stream_fast_path && m->event);
+        m->caps.kernel.stream_drops = m->streams != NULL;
+        manager_watch_streams(m);
 }
 
 /* The own refault count of a cgroup (cycle_input.own_refaults), from stream protection's BPF
@@ -175,10 +265,12 @@ static int manager_own_refaults(void *userdata, uint64_t cgroup_id, uint64_t *re
 /* The actuation path's completions: the job's cgroup (by id: it may be gone) measures it. */
 static void manager_job_done(struct actuator_job *j, void *userdata) {
         struct manager *m = userdata;
+        streams_job_done(m->streams, j);
         control_job_done(manager_find(m, j->cgroup_id), j, &m->report);
 }
 
 int manager_start(struct manager *m, sd_event *e) {
+        m->event = e;
         int r = config_load(m->config_file, m->dropin_dir, &m->config, NULL);
         if (r < 0)
                 return r;
@@ -190,7 +282,6 @@ int manager_start(struct manager *m, sd_event *e) {
                 return r;
         manager_open_lrugen(m);
         manager_probe(m);
-        m->event = e;
         r = actuator_new(e, manager_job_done, m, &m->actuator);
         if (r < 0)
                 return log_error_errno(r, "Cannot start the writer thread: %m");
@@ -801,6 +892,7 @@ int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,
                 .pressure_stops = m->pressure_stops,
                 .actuation = m->actuator ? actuator_get_stats(m->actuator)
                                          : (struct actuator_stats) {},
+                .streams = streams_get_stats(m->streams),
                 .host_idle = &m->host_idle,
         };
         *ret_snaps = s;

@@ -35,47 +35,18 @@ struct page_cache_inserts_bpf;
 #include "mglrud/policy/stream-classify.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
+#include "mglrud/shared/time.h"
+#include "stream-protection-internal.h"
 
 #ifndef XFS_SUPER_MAGIC
 #define XFS_SUPER_MAGIC 0x58465342
 #endif
 #define FILEID_INO32_GEN 1
 
-/* Per-cycle bounds over all cgroups: files acted on, and bytes asked to drop. */
-#define STREAMS_MAX_FILES_PER_CYCLE 128
-#define STREAMS_MAX_BYTES_PER_CYCLE (UINT64_C(1) << 30)
 /* Verdicts of files with at least this much inserted are logged when they change. */
 #define STREAMS_LOG_MIN_BYTES (UINT64_C(16) << 20)
 
-struct file_entry {
-        struct streams_key key;
-        struct streams_val val;
-        uint64_t prev_pages;            /* val.pages at the previous cycle */
-        uint64_t dropped_to;            /* pages [0, dropped_to) were dropped (or advised) */
-        enum stream_verdict verdict;    /* the last logged verdict */
-};
-
-/* Mount fds are held for one cycle only: an fd kept open would make umount fail (EBUSY). */
-struct mount_entry {
-        dev_t dev;
-        int fd;                         /* -1: refused or not found; MOUNT_UNKNOWN: not opened */
-        bool logged;                    /* the refusal was logged */
-};
-#define MOUNT_UNKNOWN (-2)
-
-struct streams {
-        struct page_cache_inserts_bpf *skel; /* NULL: fed by streams_feed() only (tests) */
-        bool no_batch;                  /* the kernel refused batch lookups: key by key */
-        streams_open_file_fn open_file; /* by handle; tests open their own files */
-        void *open_userdata;
-        char *proc_root;
-        struct file_entry *files, *next; /* sorted by key; next is the drain buffer */
-        size_t n_files, cap;            /* cap grows as the map fills, to STREAMS_MAP_ENTRIES */
-        struct mount_entry *mounts;
-        size_t n_mounts;
-};
-
-static int key_cmp(const void *a, const void *b) {
+int streams_key_cmp(const void *a, const void *b) {
         const struct streams_key *x = a, *y = b;
         if (x->cgroup_id != y->cgroup_id)
                 return x->cgroup_id < y->cgroup_id ? -1 : 1;
@@ -99,6 +70,12 @@ int streams_new(const char *proc_root, struct streams **ret) {
                 return -ENOMEM;
         s->open_file = open_by_handle;
         s->open_userdata = s;
+        s->fast_path = true;
+        int r = stream_events_new(-1, -1, &s->events);
+        if (r < 0) {
+                free(s->proc_root);
+                return r;
+        }
         *ret = TAKE_PTR(s);
         return 0;
 }
@@ -114,13 +91,23 @@ int streams_open(const char *proc_root, struct streams **ret) {
         int r = streams_new(proc_root, &s);
         if (r < 0)
                 return r;
-        s->skel = page_cache_inserts_bpf__open_and_load();
+        s->skel = page_cache_inserts_bpf__open();
         if (!s->skel) {
                 r = negative_errno();
                 streams_free(s);
                 return r;
         }
-        r = page_cache_inserts_bpf__attach(s->skel);
+        long page_size = sysconf(_SC_PAGESIZE);
+        s->skel->rodata->page_shift = (uint32_t) __builtin_ctzl((unsigned long) MAX(page_size, 1L));
+        r = page_cache_inserts_bpf__load(s->skel);
+        if (r == 0)
+                r = page_cache_inserts_bpf__attach(s->skel);
+        if (r == 0) {
+                stream_events_free(s->events);
+                s->events = NULL;
+                r = stream_events_new(bpf_map__fd(s->skel->maps.stream_events),
+                                      bpf_map__fd(s->skel->maps.stream_watch), &s->events);
+        }
         if (r < 0) {
                 streams_free(s);
                 return r;
@@ -132,15 +119,16 @@ int streams_open(const char *proc_root, struct streams **ret) {
 #endif
 }
 
-static void mounts_close(struct streams *s);
-
 void streams_free(struct streams *s) {
         if (!s)
                 return;
 #if HAVE_BPF
         page_cache_inserts_bpf__destroy(s->skel);
 #endif
-        mounts_close(s);
+        streams_mounts_close(s);
+        stream_events_free(s->events);
+        free(s->retry_ids);
+        free(s->ids);
         free(s->mounts);
         free(s->files);
         free(s->next);
@@ -149,20 +137,29 @@ void streams_free(struct streams *s) {
 }
 
 /* Makes s->next[0..n) (fresh counters) the table, sorted, carrying over the state of files
- * seen before; files no longer there are forgotten. */
-static void table_swap_in(struct streams *s, size_t n) {
+ * seen before; files no longer there are forgotten. new_period: this is a cycle's drain, which
+ * starts a new period for the counts of new pages; else the fast path re-reads the map within
+ * the current one. */
+static void table_swap_in(struct streams *s, size_t n, bool new_period) {
         for (size_t i = 0; i < n; i++) {
                 struct file_entry *e = &s->next[i];
                 const struct file_entry *old =
                         s->n_files ? bsearch(&e->key, s->files, s->n_files, sizeof *s->files,
-                                             key_cmp)
+                                             streams_key_cmp)
                                    : NULL;
-                e->prev_pages = old ? old->val.pages : 0;
+                if (new_period) {
+                        e->prev_pages = old ? old->drained_pages : 0;
+                        e->drained_pages = e->val.pages;
+                } else {
+                        e->prev_pages = old ? old->prev_pages : 0;
+                        e->drained_pages = old ? old->drained_pages : 0;
+                }
                 e->dropped_to = old ? old->dropped_to : 0;
+                e->pending_usec = old ? old->pending_usec : 0;
                 e->verdict = old ? old->verdict : STREAM_UNSURE;
         }
         if (n > 0)
-                qsort(s->next, n, sizeof *s->next, key_cmp);
+                qsort(s->next, n, sizeof *s->next, streams_key_cmp);
         struct file_entry *t = s->files;
         s->files = s->next;
         s->next = t;
@@ -177,10 +174,12 @@ static int cmp_u64(const void *a, const void *b) {
 /* Makes room for n files in both tables. The map holds up to STREAMS_MAP_ENTRIES, but on most
  * nodes a few streams at a time: the tables grow with what the map holds. Returns 0 or
  * -ENOMEM. */
-static int tables_reserve(struct streams *s, size_t n) {
+int streams_tables_reserve(struct streams *s, size_t n) {
         if (n <= s->cap)
                 return 0;
-        size_t cap = MIN(MAX(MAX(s->cap * 2, n), (size_t) 64), (size_t) STREAMS_MAP_ENTRIES);
+        if (n > STREAMS_TABLE_MAX)
+                return -ENOMEM;
+        size_t cap = MIN(MAX(MAX(s->cap * 2, n), (size_t) 64), (size_t) STREAMS_TABLE_MAX);
         struct file_entry *f = reallocarray(s->files, cap, sizeof *f);
         if (!f)
                 return -ENOMEM;
@@ -197,14 +196,14 @@ int streams_feed(struct streams *s, const struct streams_key *keys, const struct
                  size_t n) {
         if (n > STREAMS_MAP_ENTRIES)
                 return -E2BIG;
-        int r = tables_reserve(s, n);
+        int r = streams_tables_reserve(s, n);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < n; i++)
                 s->next[i] = (struct file_entry) { .key = keys[i], .val = vals[i] };
         if (n > 0)
-                qsort(s->next, n, sizeof *s->next, key_cmp);
-        table_swap_in(s, n);
+                qsort(s->next, n, sizeof *s->next, streams_key_cmp);
+        table_swap_in(s, n, true);
         return 0;
 }
 
@@ -233,7 +232,7 @@ static int drain_batch(struct streams *s, int map_fd, const uint64_t *ids, size_
 
         while (visited < STREAMS_MAP_ENTRIES) {
                 __u32 count = (__u32) MIN((size_t) STREAMS_BATCH, STREAMS_MAP_ENTRIES - visited);
-                if (tables_reserve(s, n + count) < 0)
+                if (streams_tables_reserve(s, n + count) < 0)
                         return -ENOMEM;
                 int r = bpf_map_lookup_batch(map_fd, first ? NULL : &token, &token, keys, vals,
                                              &count, NULL);
@@ -268,7 +267,7 @@ static int drain_by_key(struct streams *s, int map_fd, const uint64_t *ids, size
                 have_prev = true;
                 if (!wanted(key.cgroup_id, ids, n_ids))
                         continue;
-                if (tables_reserve(s, n + 1) < 0)
+                if (streams_tables_reserve(s, n + 1) < 0)
                         return -ENOMEM;
                 struct file_entry *e = &s->next[n];
                 *e = (struct file_entry) { .key = key };
@@ -281,23 +280,24 @@ static int drain_by_key(struct streams *s, int map_fd, const uint64_t *ids, size
 }
 #endif
 
-/* Reads the whole BPF map into the table, keeping the files of the cgroups in ids (n_ids, sorted:
- * wanted()). Entries the LRU map evicted are forgotten. Returns 0, or the errno of the map walk
- * (without a map: 0, the table stays as fed). */
-static int streams_drain(struct streams *s, const uint64_t *ids, size_t n_ids) {
+/* Reads the whole BPF map into the table (new_period: see table_swap_in()), keeping the files of
+ * the cgroups the last cycle listed (s->ids, sorted: wanted()). Entries the LRU map evicted are
+ * forgotten. Returns 0, or the errno of the map walk (without a map: 0, the table stays as
+ * fed). */
+int streams_drain(struct streams *s, bool new_period) {
 #if HAVE_BPF
         if (!s->skel)
                 return 0;
         int map_fd = bpf_map__fd(s->skel->maps.streams);
         size_t n = 0;
-        int r = s->no_batch ? -EOPNOTSUPP : drain_batch(s, map_fd, ids, n_ids, &n);
+        int r = s->no_batch ? -EOPNOTSUPP : drain_batch(s, map_fd, s->ids, s->n_ids, &n);
         if (r == -EOPNOTSUPP) {
                 s->no_batch = true;
-                r = drain_by_key(s, map_fd, ids, n_ids, &n);
+                r = drain_by_key(s, map_fd, s->ids, s->n_ids, &n);
         }
         if (r < 0)
                 return r;
-        table_swap_in(s, n);
+        table_swap_in(s, n, new_period);
         /* Files come and go with their cgroups: give back what a busier cycle needed. */
         if (s->cap > 256 && n < s->cap / 4) {
                 size_t cap = MAX(n * 2, (size_t) 256);
@@ -311,8 +311,7 @@ static int streams_drain(struct streams *s, const uint64_t *ids, size_t n_ids) {
                 }
         }
 #else
-        (void) ids;
-        (void) n_ids;
+        (void) new_period;
 #endif
         return 0;
 }
@@ -361,7 +360,7 @@ static int mount_open(const char *proc_root, dev_t dev, char *ret_what, size_t w
         return -ENOENT;
 }
 
-/* Returns a mount fd for dev (kept until mounts_close(); a refusal is logged once per device),
+/* Returns a mount fd for dev (kept until streams_mounts_close(); a refusal is logged once per device),
  * or a negative errno. */
 static int mount_get(struct streams *s, uint32_t kdev) {
         dev_t dev = makedev(kdev >> 20, kdev & 0xfffff); /* the kernel's dev_t: MAJOR << 20 | MINOR */
@@ -395,7 +394,7 @@ static int mount_get(struct streams *s, uint32_t kdev) {
 }
 
 /* Closes the mount fds of this cycle (a refused device is tried again, quietly, next cycle). */
-static void mounts_close(struct streams *s) {
+void streams_mounts_close(struct streams *s) {
         for (size_t i = 0; i < s->n_mounts; i++) {
                 if (s->mounts[i].fd >= 0)
                         close(s->mounts[i].fd);
@@ -442,10 +441,44 @@ static int file_open(struct streams *s, const struct file_entry *e, char *path, 
         return s->open_file(&e->key, e->val.generation, path, size, s->open_userdata);
 }
 
-struct cycle_budget {
-        unsigned files;
-        uint64_t bytes;
-};
+/* Tops the budget up for the time since the last call: STREAMS_MAX_FILES_PER_SEC files and
+ * STREAMS_MAX_BYTES_PER_SEC bytes a second, up to STREAMS_BURST_FILES files and a second's
+ * bytes. Full at first use (and if the clock went back). */
+static void budget_refill(struct streams *s, uint64_t now) {
+        const uint64_t files_max = (uint64_t) STREAMS_BURST_FILES * USEC_PER_SEC;
+        if (!s->budget_usec || now < s->budget_usec) {
+                s->budget_files = files_max;
+                s->budget_bytes = STREAMS_MAX_BYTES_PER_SEC;
+        } else {
+                /* Capped first: a full bucket takes at most 2 s, and the product stays far
+                 * from overflowing. */
+                uint64_t dt = MIN(now - s->budget_usec, 2 * USEC_PER_SEC);
+                s->budget_files = MIN(s->budget_files + dt * STREAMS_MAX_FILES_PER_SEC, files_max);
+                s->budget_bytes = MIN(s->budget_bytes + dt * STREAMS_MAX_BYTES_PER_SEC / USEC_PER_SEC,
+                                      STREAMS_MAX_BYTES_PER_SEC);
+        }
+        s->budget_usec = now;
+}
+
+/* Takes a drop of the range a from the budget (files and bytes, see budget_refill()) and the
+ * files pending in the actuation path. A range beyond the bytes left is cut to them (the rest
+ * waits: dropped_to says where it stopped). Returns false when nothing fits. */
+static bool budget_take(struct streams *s, struct drop_run *run, struct stream_action *a,
+                        uint64_t page_size) {
+        budget_refill(s, run->in->now_usec);
+        uint64_t left_pages = s->budget_bytes / page_size;
+        if (s->budget_files < USEC_PER_SEC || left_pages == 0 ||
+            run->pending_files >= STREAMS_MAX_FILES_PENDING)
+                return false;
+        if (a->drop_end - a->drop_start > left_pages) {
+                a->drop_end = a->drop_start + left_pages;
+                run->held = true;
+        }
+        s->budget_files -= USEC_PER_SEC;
+        s->budget_bytes -= (a->drop_end - a->drop_start) * page_size;
+        run->pending_files++;
+        return true;
+}
 
 /* Returns the index of the first file of cgroup id in the table (sorted by key, cgroup id
  * first), and its number of files in *ret_n. */
@@ -465,7 +498,13 @@ static size_t files_of_cgroup(const struct streams *s, uint64_t id, size_t *ret_
         return lo;
 }
 
-static struct stream_file entry_to_file(const struct file_entry *e, uint64_t page_size) {
+/* The classifier's view of e; new pages count from the drain before the last one (a cycle, or
+ * the fast path for a file inserted into since window_usec) or from the last drain (the fast
+ * path, other files). */
+static struct stream_file entry_to_file(const struct file_entry *e, uint64_t page_size,
+                                        bool fast, uint64_t window_usec) {
+        bool recent = window_usec && e->val.last_ns / 1000 >= window_usec;
+        uint64_t base = fast && !recent ? e->drained_pages : e->prev_pages;
         return (struct stream_file) {
                 .pages = e->val.pages,
                 .seq_pages = e->val.seq_pages,
@@ -473,7 +512,7 @@ static struct stream_file entry_to_file(const struct file_entry *e, uint64_t pag
                 .next_index = e->val.next_index,
                 .max_index = e->val.max_index,
                 .size_pages = (e->val.i_size + page_size - 1) / page_size,
-                .new_pages = e->val.pages > e->prev_pages ? e->val.pages - e->prev_pages : 0,
+                .new_pages = e->val.pages > base ? e->val.pages - base : 0,
                 .dropped_to = e->dropped_to,
         };
 }
@@ -503,7 +542,7 @@ static void log_verdict(struct streams *s, const struct cgroup *cg, struct file_
  * inode reused). */
 static int add_drop(struct streams *s, const struct cgroup *cg, struct file_entry *e,
                     const struct stream_action *a, bool advise, uint64_t page_size,
-                    struct actuator_job **job) {
+                    uint64_t crossed_usec, struct actuator_job **job) {
         char path[512];
         int fd = file_open(s, e, path, sizeof path);
 
@@ -526,14 +565,15 @@ static int add_drop(struct streams *s, const struct cgroup *cg, struct file_entr
                 .small_file = a->verdict == STREAM_SMALL_FILES,
                 .read_bytes = e->val.next_index * page_size,
                 .size_bytes = e->val.i_size,
+                .crossed_usec = crossed_usec,
         };
         return actuator_drop_job_add(*job, fd, path, &range);
 }
 
-/* Classifies the files of one cgroup and hands its drops to the actuation path as one job.
- * Returns 0 or -ENOMEM. */
-static int streams_cgroup(struct streams *s, struct cgroup *cg, bool advise, uint64_t page_size,
-                          struct cycle_budget *budget, struct actuator *act) {
+/* Classifies the files of one cgroup and hands its drops to the actuation path as one job,
+ * within the bounds (run->held says one held some back). Returns 0 or -ENOMEM. */
+int streams_cgroup(struct streams *s, struct cgroup *cg, bool advise, struct drop_run *run) {
+        uint64_t page_size = run->in->caps->page_size;
         struct stream_cgroup scg = { .page_size = page_size, .limit_bytes = UINT64_MAX };
         struct actuator_job *job = NULL;
         int r = 0;
@@ -573,11 +613,28 @@ static int streams_cgroup(struct streams *s, struct cgroup *cg, bool advise, uin
         if (cgroup_files_read_value(&cg->files, CGROUP_FILE_MAX, UINT64_MAX, &scg.limit_bytes) < 0)
                 scg.limit_bytes = UINT64_MAX;
 
+        /* Between cycles the small-file inflow is the last period's length back from now, not
+         * the current period's so far: files read whole since then count with their pages since
+         * the drain before the last. Counting from the last drain made every cycle start the
+         * inflow from zero, so a stream going on at the cycle (grep -r in S2) had its next 8 MiB
+         * held back, up to 2 s, and then dropped in one batch that took the second's budget. */
+        uint64_t window_usec = 0, now = run->in->now_usec;
+        if (run->fast && s->prev_drain_usec && s->drain_usec > s->prev_drain_usec)
+                window_usec = MAX(now - MIN(now, s->drain_usec - s->prev_drain_usec), UINT64_C(1));
+
+        /* The fast path's drops of files that did not cross themselves (small files read
+         * before the cgroup's inflow reached the threshold) count from the earliest crossing
+         * it was told about. */
+        uint64_t trigger_usec = 0;
         for (size_t i = 0; i < n_ids; i++) {
                 size_t k, first = files_of_cgroup(s, ids[i], &k);
                 for (size_t j = first; j < first + k; j++) {
-                        struct stream_file f = entry_to_file(&s->files[j], page_size);
+                        const struct file_entry *e = &s->files[j];
+                        struct stream_file f = entry_to_file(e, page_size, run->fast, window_usec);
                         scg.small_inflow_bytes += stream_small_inflow(&f, page_size);
+                        if (run->fast && e->pending_usec &&
+                            (!trigger_usec || e->pending_usec < trigger_usec))
+                                trigger_usec = e->pending_usec;
                 }
         }
         bool stop = false;
@@ -586,21 +643,22 @@ static int streams_cgroup(struct streams *s, struct cgroup *cg, bool advise, uin
                 for (size_t j = first; j < first + k && !stop; j++) {
                         struct file_entry *e = &s->files[j];
                         struct stream_action a;
-                        struct stream_file f = entry_to_file(e, page_size);
+                        struct stream_file f = entry_to_file(e, page_size, run->fast, window_usec);
                         if (stream_classify(&f, &scg, &a) < 0)
                                 continue;
                         log_verdict(s, cg, e, &f, a.verdict, page_size);
-                        if (a.drop_end <= a.drop_start)
+                        if (a.drop_end <= a.drop_start) {
+                                e->pending_usec = 0; /* a crossing with nothing to drop */
                                 continue;
-                        uint64_t bytes = (a.drop_end - a.drop_start) * page_size;
-                        if (budget->files >= STREAMS_MAX_FILES_PER_CYCLE ||
-                            budget->bytes + bytes > STREAMS_MAX_BYTES_PER_CYCLE) {
-                                stop = true; /* the rest waits for the next cycle */
+                        }
+                        if (!budget_take(s, run, &a, page_size)) {
+                                run->held = true; /* the rest waits for a retry or the cycle */
+                                stop = true;
                                 break;
                         }
-                        budget->files++;
-                        budget->bytes += bytes;
-                        r = add_drop(s, cg, e, &a, advise, page_size, &job);
+                        uint64_t crossed = e->pending_usec ?: trigger_usec;
+                        e->pending_usec = 0;
+                        r = add_drop(s, cg, e, &a, advise, page_size, crossed, &job);
                         if (r == -ENOMEM) {
                                 stop = true;
                                 break;
@@ -609,16 +667,29 @@ static int streams_cgroup(struct streams *s, struct cgroup *cg, bool advise, uin
                 }
         }
         if (job) {
-                int q = actuator_submit(act, job);
+                int q = actuator_submit(run->act, job);
                 if (q == -ENOMEM)
                         r = q;
         }
         return r;
 }
 
+/* Returns whether the files of cg are classified now (stream protection on, acting, not
+ * paused, still there), and in *ret_advise whether its drops are only reported. */
+bool streams_cgroup_protected(const struct cgroup *cg, const struct cycle_input *in,
+                              bool *ret_advise) {
+        const struct policy *p = &cg->policy;
+        if (in->paused_all || p->mode == POLICY_MODE_OFF ||
+            p->stream_protection == STREAM_PROTECTION_NO || cg->vanished ||
+            control_cgroup_paused(cg))
+                return false; /* Pause() stops every action, this one too */
+        *ret_advise = in->dry_run || p->mode == POLICY_MODE_ADVISE ||
+                      p->stream_protection == STREAM_PROTECTION_ADVISE;
+        return true;
+}
+
 int streams_cycle(struct streams *s, const struct cycle_input *in, struct cgroup *const *cgroups,
                   size_t n_cgroups, struct actuator *act) {
-        struct cycle_budget budget = {};
         int r;
 
         if (!s)
@@ -628,9 +699,14 @@ int streams_cycle(struct streams *s, const struct cycle_input *in, struct cgroup
         size_t n_ids = 0, cap = n_cgroups;
         for (size_t i = 0; i < n_cgroups; i++)
                 cap += cgroups[i]->n_covered;
-        _cleanup_free_ uint64_t *ids = cap ? reallocarray(NULL, cap, sizeof *ids) : NULL;
-        if (cap && !ids)
-                return -ENOMEM;
+        if (cap > s->ids_cap) {
+                uint64_t *ids = reallocarray(s->ids, cap, sizeof *ids);
+                if (!ids)
+                        return -ENOMEM;
+                s->ids = ids;
+                s->ids_cap = cap;
+        }
+        uint64_t *ids = s->ids;
         for (size_t i = 0; i < n_cgroups; i++) {
                 ids[n_ids++] = cgroups[i]->id;
                 for (size_t k = 0; k < cgroups[i]->n_covered; k++)
@@ -638,26 +714,33 @@ int streams_cycle(struct streams *s, const struct cycle_input *in, struct cgroup
         }
         if (n_ids > 1)
                 qsort(ids, n_ids, sizeof *ids, cmp_u64);
-        r = streams_drain(s, ids, n_ids);
+        s->n_ids = n_ids;
+        r = streams_drain(s, true);
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
                 log_warning_errno(r, "Stream protection: cannot read the BPF map: %m");
                 return 0;
         }
-        for (size_t i = 0; i < n_cgroups && !in->paused_all; i++) {
+        s->prev_drain_usec = s->drain_usec;
+        s->drain_usec = in->now_usec;
+        struct drop_run run = { .in = in, .act = act,
+                                .pending_files = actuator_pending_drop_files(act) };
+        s->n_retry = 0;
+        for (size_t i = 0; i < n_cgroups; i++) {
                 struct cgroup *cg = cgroups[i];
-                const struct policy *p = &cg->policy;
-                if (p->mode == POLICY_MODE_OFF || p->stream_protection == STREAM_PROTECTION_NO ||
-                    cg->vanished || control_cgroup_paused(cg))
-                        continue; /* Pause() stops every action, this one too */
-                bool advise = in->dry_run || p->mode == POLICY_MODE_ADVISE ||
-                              p->stream_protection == STREAM_PROTECTION_ADVISE;
-                r = streams_cgroup(s, cg, advise, in->caps->page_size, &budget, act);
+                bool advise;
+                if (!streams_cgroup_protected(cg, in, &advise))
+                        continue;
+                run.held = false;
+                r = streams_cgroup(s, cg, advise, &run);
+                if (r == 0 && run.held && s->fast_path)
+                        r = streams_retry_add(s, cg->id);
                 if (r < 0)
                         break;
         }
-        mounts_close(s);
+        streams_mounts_close(s);
+        streams_watch_update(s, in, cgroups, n_cgroups);
         return r < 0 ? r : 0;
 }
 

@@ -27,6 +27,21 @@ int dump_format(FILE *f, const struct daemon_stats *d, const struct control_snap
         fprintf(f, "        Writes: %llu (%llu failed), asked %s\n",
                 (unsigned long long) d->actuation.writes, (unsigned long long) d->actuation.failed,
                 format_bytes(b, sizeof b, d->actuation.asked_bytes));
+        if (d->streams.fast_path) {
+                const struct streams_stats *st = &d->streams;
+                char m[32];
+                fprintf(f, "        Stream fast path: %zu cgroup ids watched, %llu runs, %llu "
+                        "crossings (%llu lost), %llu drops",
+                        st->watched, (unsigned long long) st->fast_runs,
+                        (unsigned long long) st->crossings, (unsigned long long) st->lost,
+                        (unsigned long long) st->latency_count);
+                if (st->latency_count > 0)
+                        fprintf(f, " %s after the threshold on average, at most %s",
+                                format_duration(b, sizeof b,
+                                                st->latency_sum_usec / st->latency_count),
+                                format_duration(m, sizeof m, st->latency_max_usec));
+                fputc('\n', f);
+        }
         for (size_t i = 0; i < n; i++) {
                 const struct control_snapshot *s = &snaps[i];
                 fprintf(f, "-> %s\n", s->path);

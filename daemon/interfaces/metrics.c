@@ -292,6 +292,32 @@ int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_s
                 fprintf(f, "%u\n", snaps[i].pressure_stops);
         }
 
+        if (d->streams.fast_path) {
+                const struct streams_stats *st = &d->streams;
+                put_header(f, "mglrud_stream_drop_latency_seconds", "histogram",
+                           "Time from a file crossing a stream threshold to the end of its drop.");
+                uint64_t cum = 0;
+                for (size_t b = 0; b < STREAMS_LATENCY_BUCKETS; b++) {
+                        cum += st->latency_buckets[b];
+                        fprintf(f, "mglrud_stream_drop_latency_seconds_bucket{le=\"%.9g\"} %llu\n",
+                                (double) streams_latency_bounds_usec[b] / (double) USEC_PER_SEC,
+                                (unsigned long long) cum);
+                }
+                fprintf(f, "mglrud_stream_drop_latency_seconds_bucket{le=\"+Inf\"} %llu\n",
+                        (unsigned long long) st->latency_count);
+                fprintf(f, "mglrud_stream_drop_latency_seconds_sum %.9g\n",
+                        (double) st->latency_sum_usec / (double) USEC_PER_SEC);
+                fprintf(f, "mglrud_stream_drop_latency_seconds_count %llu\n",
+                        (unsigned long long) st->latency_count);
+                put_header(f, "mglrud_stream_crossings_total", "counter",
+                           "Files the BPF program reported crossing a stream threshold.");
+                fprintf(f, "mglrud_stream_crossings_total %llu\n",
+                        (unsigned long long) st->crossings);
+                put_header(f, "mglrud_stream_crossings_lost_total", "counter",
+                           "Crossings the ring buffer had no room for (the cycle still sees them).");
+                fprintf(f, "mglrud_stream_crossings_lost_total %llu\n",
+                        (unsigned long long) st->lost);
+        }
         put_idle(f, d, snaps, n);
 
         put_header(f, "mglrud_cycles_total", "counter", "Control cycles run.");

@@ -130,6 +130,7 @@ static void check_daemon_equal(const struct config *a, const struct config *b) {
         fuzz_check(a->log_level == b->log_level);
         fuzz_check(ratio_equal(a->host_full_limit, b->host_full_limit));
         fuzz_check(a->host_min_available == b->host_min_available);
+        fuzz_check(a->stream_fast_path == b->stream_fast_path);
         fuzz_check(a->refault_check == b->refault_check);
         fuzz_check(a->pressure_triggers == b->pressure_triggers);
 }

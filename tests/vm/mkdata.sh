@@ -5,9 +5,11 @@
 #
 # Layout (all random data):  /hot.bin 64 MiB   /cold.bin 384 MiB   /small/f0000..f1023 256 KiB each
 #                            /medium.bin 128 MiB
+#                            /tree/dNN/dNN/fNN: 8 x 16 x 32 = 4096 files of 8 to 256 KiB (sizes
+#                            2^(13 + n % 6), 336 MiB in all), what "grep -r" reads in S2
 set -euo pipefail
 
-VERSION=1
+VERSION=2
 CACHE="${MGLRUD_VM_CACHE:-/var/cache/mglrud-vm}"
 IMG="$CACHE/data-v$VERSION.img"
 die() { echo "mkdata: $*" >&2; exit 1; }
@@ -29,7 +31,7 @@ fi
 SRC="$(mktemp -d "${TMPDIR:-/tmp}/mglrud-data.XXXXXX")"
 trap 'rm -rf "$SRC" "$IMG.tmp"' EXIT
 
-echo "mkdata: writing data files (one-time, ~1 GiB)" >&2
+echo "mkdata: writing data files (one-time, ~1.2 GiB)" >&2
 # openssl-free fast random: a 16 MiB urandom block, each copy xored differently via dd seek
 # would still compress; simplest is /dev/urandom directly (about 0.5 GB/s).
 head -c 64M /dev/urandom > "$SRC/hot.bin"
@@ -39,12 +41,22 @@ mkdir "$SRC/small"
 for i in $(seq 0 1023); do
 	head -c 256K /dev/urandom > "$SRC/small/$(printf 'f%04d' "$i")"
 done
+n=0
+for a in $(seq -w 0 7); do
+	for b in $(seq -w 0 15); do
+		mkdir -p "$SRC/tree/d$a/d$b"
+		for f in $(seq -w 0 31); do
+			head -c $(( 8192 << (n % 6) )) /dev/urandom > "$SRC/tree/d$a/d$b/f$f"
+			n=$((n + 1))
+		done
+	done
+done
 echo "mglrud test data v$VERSION" > "$SRC/VERSION"
 
 # mkfs.ext4 -d prints "Creating regular file ..." per file even with -q (e2fsprogs 1.47): keep
 # its output off stdout and show it only when it fails.
 if ! mkfs.ext4 -q -F -L mglrud-data -m 0 -E lazy_itable_init=0,lazy_journal_init=0 \
-	-d "$SRC" "$IMG.tmp" 900M > "$SRC.mkfs.log" 2>&1; then
+	-d "$SRC" "$IMG.tmp" 1400M > "$SRC.mkfs.log" 2>&1; then
 	tail -n 20 "$SRC.mkfs.log" >&2
 	rm -f "$SRC.mkfs.log"
 	die "mkfs.ext4 -d failed"

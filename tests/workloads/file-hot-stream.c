@@ -6,7 +6,9 @@
  * --hot-period seconds (a cache that is hot but not touched every millisecond). A second thread
  * reads the stream once, front to back: one large file (--stream FILE) or every regular file of
  * a directory in name order (--stream DIR, "many small files"); --stream may be repeated to read
- * several paths in sequence, and --stream-max caps the total. --no-stream is the baseline.
+ * several paths in sequence, and --stream-max caps the total. --stream-cmd runs a command as the
+ * stream instead (a real "grep -r" over a tree), in the same cgroup; its bytes are what it read
+ * from the disk (getrusage's blocks in). --no-stream is the baseline.
  *
  * Events: "ready" after the prefill, "stream_done" when the stream has been read, "report"
  * every --report seconds (latency percentiles of the window, in microseconds) and "final"
@@ -24,7 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
@@ -35,6 +39,7 @@ static void usage(FILE *f)
 		"  -s, --stream PATH       file, or directory of files, read once sequentially;\n"
 		"                          repeat to read several paths in sequence\n"
 		"  -M, --stream-max MIB    stop the stream after MIB MiB, 0 = no cap (default 0)\n"
+		"  -C, --stream-cmd CMD    run CMD with /bin/sh -c as the stream (no --stream-rate)\n"
 		"  -n, --no-stream         baseline: no stream\n"
 		"  -D, --stream-delay S    start the stream S seconds after ready (default 2)\n"
 		"  -R, --stream-rate MIBS  cap the stream at MIBS MiB/s, 0 = no cap (default 0)\n"
@@ -58,6 +63,40 @@ static double stream_t0, stream_t1;
 static atomic_ullong stream_bytes;
 static atomic_int stream_done;
 static atomic_ullong stream_files;
+static const char *stream_cmd;
+static int stream_cmd_status = -1;
+
+/* Runs stream_cmd to its end (stopped on SIGTERM of ours): the stream is what it read. */
+static void stream_command(void)
+{
+	pid_t pid = fork();
+	struct rusage ru;
+	int status;
+
+	if (pid < 0)
+		wl_die(errno, "fork");
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0) {
+			dup2(null, STDOUT_FILENO);
+			close(null);
+		}
+		execl("/bin/sh", "sh", "-c", stream_cmd, (char *)NULL);
+		_exit(127);
+	}
+	for (;;) {
+		pid_t r = wait4(pid, &status, WNOHANG, &ru);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			wl_die(errno, "wait4");
+		if (wl_stop)
+			kill(pid, SIGTERM);
+		usleep(10000);
+	}
+	stream_cmd_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	atomic_store(&stream_bytes, (unsigned long long)ru.ru_inblock * 512);
+}
 
 static void stream_fd(int fd, char *buf, size_t bufsz, double t_start)
 {
@@ -162,6 +201,8 @@ static void *stream_main(void *arg)
 	for (double end = wl_now() + delay; wl_now() < end && !wl_stop;)
 		usleep(10000);
 	stream_t0 = wl_now();
+	if (stream_cmd)
+		stream_command();
 	for (int i = 0; i < nstreams && !stream_full(); i++)
 		stream_one(stream_paths[i], buf, bufsz, stream_t0);
 	stream_t1 = wl_now();
@@ -199,6 +240,7 @@ int main(int argc, char **argv)
 		{ "stream-delay", required_argument, NULL, 'D' },
 		{ "stream-rate", required_argument, NULL, 'R' },
 		{ "stream-max", required_argument, NULL, 'M' },
+		{ "stream-cmd", required_argument, NULL, 'C' },
 		{ "read-size", required_argument, NULL, 'b' },
 		{ "hot-size", required_argument, NULL, 'S' },
 		{ "hot-rate", required_argument, NULL, 'Q' },
@@ -212,6 +254,7 @@ int main(int argc, char **argv)
 	};
 	const char *hot_path = NULL;
 	bool no_stream = false, prefill = true;
+	int nstreams_cmd = 0;
 	double delay = 2, duration = 30, report_iv = 5, hot_rate = 0, hot_period = 0;
 	uint64_t rsize = 4096, hot_mib = 0, hot_burst = 1024;
 	static struct wl_hist win, all;
@@ -219,7 +262,7 @@ int main(int argc, char **argv)
 	struct stat st;
 	int c, fd;
 
-	while ((c = getopt_long(argc, argv, "f:s:nD:R:M:b:S:Q:T:B:d:r:Ph", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:s:nD:R:M:C:b:S:Q:T:B:d:r:Ph", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': hot_path = optarg; break;
 		case 's':
@@ -231,6 +274,7 @@ int main(int argc, char **argv)
 		case 'D': delay = wl_parse_double("--stream-delay", optarg); break;
 		case 'R': stream_rate = wl_parse_double("--stream-rate", optarg); break;
 		case 'M': stream_max = wl_parse_u64("--stream-max", optarg) << 20; break;
+		case 'C': stream_cmd = optarg; break;
 		case 'b': rsize = wl_parse_u64("--read-size", optarg); break;
 		case 'S': hot_mib = wl_parse_u64("--hot-size", optarg); break;
 		case 'Q': hot_rate = wl_parse_double("--hot-rate", optarg); break;
@@ -243,7 +287,14 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind < argc || !hot_path || (!nstreams && !no_stream) || (nstreams && no_stream) ||
+	if (stream_cmd && (nstreams || no_stream || stream_rate > 0)) {
+		usage(stderr);
+		return 2;
+	}
+	if (stream_cmd)
+		nstreams_cmd = 1;
+	if (optind < argc || !hot_path || (!nstreams && !nstreams_cmd && !no_stream) ||
+	    (nstreams && no_stream) ||
 	    rsize == 0 || report_iv <= 0 || hot_rate < 0 || hot_period < 0 ||
 	    (hot_period > 0 && hot_burst == 0)) {
 		usage(stderr);
@@ -281,6 +332,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)hot_pages * 4, (long long)(res < 0 ? -1 : res * 4));
 	if (no_stream)
 		printf("none");
+	if (stream_cmd)
+		printf("cmd");
 	for (int i = 0; i < nstreams; i++)
 		printf("%s%s", i ? "," : "", stream_paths[i]);
 	printf("\n");
@@ -340,9 +393,12 @@ int main(int argc, char **argv)
 			wl_event_begin("stream_done", now - t0);
 			double mib = (double)atomic_load(&stream_bytes) / 1048576.0;
 			double secs = stream_t1 - stream_t0;
-			printf(" stream_mib=%.1f stream_files=%llu stream_s=%.2f stream_mibs=%.1f\n", mib,
+			printf(" stream_mib=%.1f stream_files=%llu stream_s=%.2f stream_mibs=%.1f", mib,
 			       (unsigned long long)atomic_load(&stream_files), secs,
 			       secs > 0 ? mib / secs : 0.0);
+			if (stream_cmd)
+				printf(" stream_cmd_status=%d", stream_cmd_status);
+			printf("\n");
 			done_printed = true;
 		}
 		if (now >= next_report || final) {

@@ -177,20 +177,20 @@ static unsigned hist_index(uint64_t ns)
 {
 	unsigned lg, sub;
 
-	if (ns < 8)
+	if (ns < WL_HIST_SUB)
 		return (unsigned)ns;
 	lg = 63 - (unsigned)__builtin_clzll(ns);
-	sub = (unsigned)((ns >> (lg - 3)) & 7);
-	return lg * 8 + sub;
+	sub = (unsigned)((ns >> (lg - WL_HIST_SUB_BITS)) & (WL_HIST_SUB - 1));
+	return lg * WL_HIST_SUB + sub;
 }
 
 static uint64_t hist_upper(unsigned idx)
 {
-	unsigned lg = idx / 8, sub = idx % 8;
+	unsigned lg = idx / WL_HIST_SUB, sub = idx % WL_HIST_SUB;
 
-	if (lg < 3)
+	if (lg < WL_HIST_SUB_BITS)
 		return idx;
-	return ((8ull + sub + 1) << (lg - 3)) - 1;
+	return (((uint64_t)WL_HIST_SUB + sub + 1) << (lg - WL_HIST_SUB_BITS)) - 1;
 }
 
 void wl_hist_add(struct wl_hist *h, uint64_t ns)
@@ -204,7 +204,7 @@ void wl_hist_add(struct wl_hist *h, uint64_t ns)
 
 void wl_hist_merge(struct wl_hist *dst, const struct wl_hist *src)
 {
-	for (size_t i = 0; i < 64 * 8; i++)
+	for (size_t i = 0; i < 64 * WL_HIST_SUB; i++)
 		dst->b[i] += src->b[i];
 	dst->count += src->count;
 	dst->sum_ns += src->sum_ns;
@@ -221,7 +221,7 @@ uint64_t wl_hist_quantile(const struct wl_hist *h, double q)
 	want = (uint64_t)(q * (double)h->count);
 	if (want >= h->count)
 		want = h->count - 1;
-	for (unsigned i = 0; i < 64 * 8; i++) {
+	for (unsigned i = 0; i < 64 * WL_HIST_SUB; i++) {
 		seen += h->b[i];
 		if (seen > want) {
 			uint64_t u = hist_upper(i);

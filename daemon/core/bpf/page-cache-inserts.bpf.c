@@ -22,6 +22,28 @@ struct {
         __type(value, struct streams_val);
 } streams SEC(".maps");
 
+/* Threshold crossings of files in watched cgroups, for the daemon's fast path. */
+struct {
+        __uint(type, BPF_MAP_TYPE_RINGBUF);
+        __uint(max_entries, STREAMS_RING_BYTES);
+} stream_events SEC(".maps");
+
+/* The cgroup ids whose crossings are sent (the daemon keeps it to the cgroups with stream
+ * protection on and the descendants they cover; empty: no events). */
+struct {
+        __uint(type, BPF_MAP_TYPE_HASH);
+        __uint(max_entries, STREAMS_WATCH_ENTRIES);
+        __uint(map_flags, BPF_F_NO_PREALLOC);
+        __type(key, __u64);
+        __type(value, __u8);
+} stream_watch SEC(".maps");
+
+/* log2 of the page size, set by the daemon before loading (the counters count pages). */
+const volatile __u32 page_shift = 12;
+/* Crossings that did not fit in the ring buffer (the daemon's cycle still sees those files). */
+__u64 events_lost = 0;
+
+/* Own refault counts per cgroup (page-cache-refaults.h). */
 struct {
         __uint(type, BPF_MAP_TYPE_LRU_HASH);
         __uint(max_entries, REFAULTS_MAP_ENTRIES);
@@ -84,6 +106,33 @@ static __always_inline __u64 folio_nr(struct folio *folio) {
         return 1UL << (flags1 & 0xff);
 }
 
+/* Returns whether the insertion that moved the counters from old_pages and old_next to *v made
+ * the file cross a stream threshold (page-cache-inserts.h, "The fast path"). */
+static __always_inline bool crossed(const struct streams_val *v, __u64 old_pages, __u64 old_next) {
+        __u64 size_pages = (v->i_size + (1ULL << page_shift) - 1) >> page_shift;
+
+        if (v->back_pages * STREAMS_EVENT_BACK_DEN > v->pages ||
+            v->seq_pages * STREAMS_EVENT_SEQ_DEN < v->pages * STREAMS_EVENT_SEQ_NUM)
+                return false;
+        if (size_pages > 0 && old_next < size_pages && v->next_index >= size_pages &&
+            v->pages >= size_pages && v->back_pages == 0)
+                return true;
+        return v->pages >= STREAMS_EVENT_STEP_PAGES &&
+               old_pages / STREAMS_EVENT_STEP_PAGES != v->pages / STREAMS_EVENT_STEP_PAGES;
+}
+
+/* Sends the file's counters to the daemon when its cgroup is watched. */
+static __always_inline void send_event(const struct streams_key *key, const struct streams_val *v) {
+        struct streams_event ev;
+
+        if (!bpf_map_lookup_elem(&stream_watch, &key->cgroup_id))
+                return;
+        ev.key = *key;
+        ev.val = *v;
+        if (bpf_ringbuf_output(&stream_events, &ev, sizeof ev, 0) < 0)
+                __sync_fetch_and_add(&events_lost, 1);
+}
+
 /* Fills key with folio's file and cgroup. Returns the file's inode, or NULL without one. */
 static __always_inline struct inode *folio_file_key(struct folio *folio, struct streams_key *key) {
         struct address_space *mapping = BPF_CORE_READ(folio, mapping);
@@ -125,7 +174,7 @@ int BPF_PROG(streams_add, struct folio *folio) {
         struct inode *inode;
         struct streams_key key = {};
         struct streams_val *v, init = {};
-        __u64 index, nr, end, window;
+        __u64 index, nr, end, window, old_pages, old_next;
 
         inode = folio_file_key(folio, &key);
         if (!inode)
@@ -144,8 +193,12 @@ int BPF_PROG(streams_add, struct folio *folio) {
                 init.generation = BPF_CORE_READ(inode, i_generation);
                 init.last_ns = bpf_ktime_get_ns();
                 bpf_map_update_elem(&streams, &key, &init, BPF_NOEXIST);
+                if (crossed(&init, 0, 0))
+                        send_event(&key, &init);
                 return 0;
         }
+        old_pages = v->pages;
+        old_next = v->next_index;
         v->pages += nr;
         if (index >= v->next_index && index <= v->next_index + STREAMS_SEQ_WINDOW)
                 v->seq_pages += nr;
@@ -159,6 +212,8 @@ int BPF_PROG(streams_add, struct folio *folio) {
         refaults_count(v, key.cgroup_id, inode);
         v->i_size = BPF_CORE_READ(inode, i_size);
         v->last_ns = bpf_ktime_get_ns();
+        if (crossed(v, old_pages, old_next))
+                send_event(&key, v);
         return 0;
 }
 

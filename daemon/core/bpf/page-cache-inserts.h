@@ -13,6 +13,22 @@
  * that memory pressure took before they were read (readahead thrashing), not a re-read. */
 #define STREAMS_BACK_WINDOW 2048 /* at most half the file's highest index */
 
+/* The fast path (docs/design.md, "One-shot stream protection"): the program tells the daemon
+ * through a ring buffer when a file of a watched cgroup crosses a stream threshold, so that it
+ * drops the stream within a fraction of a second instead of at the next cycle. A file crosses
+ * when it is still a candidate (the classifier's sequential share and re-inserted bound, below)
+ * and either its insertions pass a multiple of STREAMS_EVENT_STEP_PAGES (a big file being read:
+ * one more step behind the reader can go) or an insertion reaches its end while each page was
+ * inserted once (a small file read whole). */
+#define STREAMS_EVENT_STEP_PAGES 1024 /* 4 MiB with 4 KiB pages: STREAM_MIN_BYTES */
+#define STREAMS_RING_BYTES (256 * 1024) /* 2,730 events: a batch of the fast path, and more */
+#define STREAMS_WATCH_ENTRIES 16384 /* cgroup ids whose files send events */
+/* The classifier's bounds (policy/stream-classify.h: STREAM_SEQ_NUM, _DEN, STREAM_BACK_DEN);
+ * the daemon checks at build time that they agree. */
+#define STREAMS_EVENT_SEQ_NUM 9
+#define STREAMS_EVENT_SEQ_DEN 10
+#define STREAMS_EVENT_BACK_DEN 32
+
 struct streams_key {
         __u64 cgroup_id;   /* the folio's memcg's cgroup id (the current task's without one) */
         __u64 ino;
@@ -38,4 +54,11 @@ struct streams_val {
         __u64 reinserted;     /* the highest pages − max_index seen: re-insertions so far */
         __u64 evicted_ns;     /* bpf_ktime_get_ns() of the last eviction by reclaim, 0: none */
         __u64 dirtied_ns;     /* … of the last page of the file made dirty (written), 0: none */
+};
+
+/* One ring buffer record: the file and its counters just after the insertion that crossed
+ * (val.last_ns is when). */
+struct streams_event {
+        struct streams_key key;
+        struct streams_val val;
 };

@@ -88,6 +88,7 @@ enum daemon_key {
         DAEMON_KEY_LOG_LEVEL,
         DAEMON_KEY_HOST_PRESSURE_LIMIT,
         DAEMON_KEY_HOST_MIN_AVAILABLE,
+        DAEMON_KEY_STREAM_FAST_PATH,
         DAEMON_KEY_REFAULT_CHECK,
         DAEMON_KEY_PRESSURE_TRIGGERS,
         _DAEMON_KEY_MAX,
@@ -116,6 +117,7 @@ struct config {
         int log_level;               /* LogLevel= syslog level */
         double host_full_limit;      /* HostPressureLimit= host PSI full share that pauses all */
         uint64_t host_min_available; /* HostMinAvailable= MemAvailable floor that pauses all */
+        bool stream_fast_path;       /* StreamFastPath= drop streams as they cross, between cycles */
         bool refault_check;          /* RefaultCheck= check the kernel's refault counts against
                                       * mglrud's own (docs/design.md) */
         bool pressure_triggers;      /* PressureTriggers= stop reclaim within a second of stalls */

@@ -39,6 +39,8 @@ struct actuator_drop {
         bool whole_file;        /* the range starts at 0: one more file counted */
         bool small_file;        /* one of many small files (logged as a summary) */
         uint64_t read_bytes, size_bytes; /* how far the reader got, the file size (log lines) */
+        uint64_t crossed_usec;  /* when the file crossed a stream threshold (CLOCK_MONOTONIC;
+                                 * 0: unknown), for the drop's latency */
         int error;              /* result: 0 or the negative errno of the drop */
 };
 
@@ -149,6 +151,9 @@ void actuator_set_dry_run(struct actuator *a, bool dry_run);
 
 /* Returns the number of jobs queued or running. */
 unsigned actuator_pending(struct actuator *a);
+
+/* Returns the number of files in the drop jobs queued or running (each holds a descriptor). */
+unsigned actuator_pending_drop_files(struct actuator *a);
 
 /* Returns the counts of what the actuation path did so far. */
 struct actuator_stats actuator_get_stats(struct actuator *a);

@@ -16,6 +16,7 @@
 #include "mglrud/core/cgroup.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/cycle.h"
+#include "mglrud/core/stream-protection.h"
 #include "mglrud/kernel/lrugen.h"
 #include "mglrud/kernel/memcg.h"
 #include "mglrud/kernel/psi.h"
@@ -24,8 +25,8 @@
 #include "mglrud/shared/fileio.h"
 
 /* Descriptors kept for everything but the managed cgroups' files: the bus (3 per connection,
- * interfaces/bus.c), queued writes (2 per job, ACTUATOR_MAX_QUEUED), a cycle's stream drops
- * (STREAMS_MAX_FILES_PER_CYCLE), lru_gen, host files, inotify, BPF, the journal. */
+ * interfaces/bus.c), queued writes (2 per job, ACTUATOR_MAX_QUEUED), pending stream drops
+ * (STREAMS_MAX_FILES_PENDING), lru_gen, host files, inotify, BPF, the journal. */
 #define MANAGER_FD_RESERVE 512
 
 /* Memory files kept open across all managed cgroups. Each one read holds a kernel buffer of at
@@ -113,9 +114,12 @@ struct manager {
         struct control_scratch scratch; /* working memory each cycle reuses for every cgroup */
         struct streams *streams;    /* one-shot stream protection; NULL without BPF */
         bool streams_tried;         /* streams_open() was attempted (and reported) */
+        sd_event *event;            /* the event loop (NULL: --once) */
+        sd_event_source *streams_io;    /* stream crossings waiting (the fast path) */
+        sd_event_source *streams_timer; /* the fast path's next run, when it must wait */
+        uint64_t streams_fast_usec;     /* when the fast path last ran */
         struct host_idle host_idle; /* the host's idle-age profile, updated each cycle */
 
-        sd_event *event;            /* the loop (NULL: --once): where PSI triggers wait */
         struct pressure_trigger *host_trigger; /* /proc/pressure/memory, manager-triggers.c */
         uint64_t trigger_window_usec; /* 1 s, or 2 s when the kernel takes no less */
         bool triggers_unavailable;  /* the kernel takes no trigger (said once) */
@@ -132,6 +136,7 @@ struct daemon_stats {
         bool paused_all;
         struct actuator_stats actuation;
         uint64_t pressure_stops;  /* cgroups whose reclaim a pressure trigger stopped */
+        struct streams_stats streams; /* stream protection's fast path */
         const struct host_idle *host_idle;
 };
 

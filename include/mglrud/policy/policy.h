@@ -144,6 +144,8 @@ struct kernel_caps {
         bool reclaim_swappiness; /* memory.reclaim takes swappiness=N, ≈6.9+ */
         bool has_swap;           /* some swap device (zram, disk) or zswap backing exists */
         bool swap_compressed;    /* every swap device is zram: anon refaults never read disk */
+        bool stream_drops;       /* BPF stream protection is loaded: the streams of cgroups with
+                                  * StreamProtection=yes are dropped file by file */
 };
 
 /* ---- persistent per-cgroup state ---- */

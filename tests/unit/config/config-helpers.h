@@ -107,6 +107,7 @@ static inline void assert_daemon_equal(const struct config *a, const struct conf
         assert_int_equal(a->log_level, b->log_level);
         assert_ratio_equal(a->host_full_limit, b->host_full_limit);
         assert_int_equal(a->host_min_available, b->host_min_available);
+        assert_int_equal(a->stream_fast_path, b->stream_fast_path);
         assert_int_equal(a->refault_check, b->refault_check);
         assert_int_equal(a->pressure_triggers, b->pressure_triggers);
 }

@@ -18,6 +18,7 @@ static void test_builtin_defaults(void **state) {
         assert_int_equal(c.log_level, LOG_INFO);
         assert_ratio_equal(c.host_full_limit, 0.05);
         assert_int_equal(c.host_min_available, 256 * MiB);
+        assert_true(c.stream_fast_path);
         assert_true(c.refault_check);
         assert_int_equal(c.defaults.mode, POLICY_MODE_ACTIVE);
         assert_int_equal(c.defaults.min_cold_age_usec, 2 * USEC_PER_MIN);
@@ -44,6 +45,7 @@ static void test_good_file(void **state) {
                 "LogLevel=debug\n"
                 "HostPressureLimit=10%\n"
                 "HostMinAvailable=1G\n"
+                "StreamFastPath=no\n"
                 "RefaultCheck=no\n"
                 "\n"
                 "  [Defaults]   ; indented header with a comment\n"
@@ -75,6 +77,7 @@ static void test_good_file(void **state) {
         assert_int_equal(c.log_level, LOG_DEBUG);
         assert_ratio_equal(c.host_full_limit, 0.1);
         assert_int_equal(c.host_min_available, 1024 * MiB);
+        assert_false(c.stream_fast_path);
         assert_false(c.refault_check);
 
         assert_int_equal(c.defaults.mode, POLICY_MODE_ADVISE);
@@ -90,7 +93,7 @@ static void test_good_file(void **state) {
         assert_int_equal(c.n_sections, 2);
         assert_string_equal(c.sections[0].name, "/batch.slice/*");
         assert_string_equal(c.sections[0].file, "good.conf");
-        assert_int_equal(c.sections[0].line, 23);
+        assert_int_equal(c.sections[0].line, 24);
         assert_int_equal(c.sections[0].set_mask,
                          (1u << POLICY_KEY_SWAPPINESS) | (1u << POLICY_KEY_MODE));
         assert_string_equal(c.sections[1].name, "/system.slice/docker-[0-9a-f]*.scope");
@@ -337,6 +340,7 @@ static void test_empty_assignment_resets(void **state) {
 
 static void test_dump_roundtrip(void **state) {
         static const char text[] = "[Daemon]\nInterval=1min\nDryRun=yes\nHostMinAvailable=1G\n"
+                                   "StreamFastPath=no\n"
                                    "RefaultCheck=no\n"
                                    "[Defaults]\nMode=advise\nFloor=16M\n"
                                    "[/batch.slice/*]\nSwappiness=max\nPressureTarget=1%\n"
@@ -352,10 +356,10 @@ static void test_dump_roundtrip(void **state) {
 
         assert_non_null(strstr(buf, "[Daemon]\nInterval=1min\nDryRun=yes\n"));
         assert_non_null(strstr(buf, "LogLevel=info ; built-in default\n"));
-        assert_non_null(strstr(buf, "RefaultCheck=no\n"));
-        assert_non_null(strstr(buf, "\n# d.conf:6\n[Defaults]\nMode=advise\n"));
+        assert_non_null(strstr(buf, "HostMinAvailable=1G\nStreamFastPath=no\nRefaultCheck=no\n"));
+        assert_non_null(strstr(buf, "\n# d.conf:7\n[Defaults]\nMode=advise\n"));
         assert_non_null(strstr(buf, "Swappiness=auto ; built-in default\n"));
-        assert_non_null(strstr(buf, "\n# d.conf:9\n[/batch.slice/*]\nMode=advise ; from [Defaults]\n"));
+        assert_non_null(strstr(buf, "\n# d.conf:10\n[/batch.slice/*]\nMode=advise ; from [Defaults]\n"));
         assert_non_null(strstr(buf, "Swappiness=max\nFloor=16M ; from [Defaults]\n"));
         assert_non_null(strstr(buf, "PressureTarget=1%\n"));
         assert_non_null(strstr(buf, "RefaultTarget=0.123456789%\n"));

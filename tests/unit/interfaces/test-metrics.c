@@ -159,6 +159,56 @@ static void test_metrics_empty(void **state) {
         assert_null(strstr(text, "{"));
 }
 
+/* With the fast path on: the latency histogram (cumulative buckets, the last one +Inf = the
+ * count) and the crossing counts, in the metrics and the dump. */
+static void test_stream_fast_path(void **state) {
+        struct daemon_stats d = stats;
+        d.streams = (struct streams_stats) {
+                .fast_path = true,
+                .watched = 3,
+                .fast_runs = 9,
+                .crossings = 40,
+                .lost = 2,
+                .latency_count = 6,
+                .latency_sum_usec = 1200000,
+                .latency_max_usec = 700000,
+                .latency_buckets = { [1] = 1, [3] = 2, [4] = 2 }, /* and one above 250 ms */
+        };
+        char *text = NULL;
+        size_t len;
+        FILE *f = open_memstream(&text, &len);
+        assert_non_null(f);
+        assert_int_equal(metrics_format(f, &d, NULL, 0), 0);
+        assert_int_equal(fclose(f), 0);
+        assert_non_null(strstr(text,
+                "# TYPE mglrud_stream_drop_latency_seconds histogram\n"
+                "mglrud_stream_drop_latency_seconds_bucket{le=\"0.01\"} 0\n"
+                "mglrud_stream_drop_latency_seconds_bucket{le=\"0.025\"} 1\n"
+                "mglrud_stream_drop_latency_seconds_bucket{le=\"0.05\"} 1\n"
+                "mglrud_stream_drop_latency_seconds_bucket{le=\"0.1\"} 3\n"
+                "mglrud_stream_drop_latency_seconds_bucket{le=\"0.25\"} 5\n"
+                "mglrud_stream_drop_latency_seconds_bucket{le=\"0.5\"} 5\n"
+                "mglrud_stream_drop_latency_seconds_bucket{le=\"1\"} 5\n"
+                "mglrud_stream_drop_latency_seconds_bucket{le=\"2.5\"} 5\n"
+                "mglrud_stream_drop_latency_seconds_bucket{le=\"5\"} 5\n"
+                "mglrud_stream_drop_latency_seconds_bucket{le=\"10\"} 5\n"
+                "mglrud_stream_drop_latency_seconds_bucket{le=\"+Inf\"} 6\n"
+                "mglrud_stream_drop_latency_seconds_sum 1.2\n"
+                "mglrud_stream_drop_latency_seconds_count 6\n"));
+        assert_non_null(strstr(text, "\nmglrud_stream_crossings_total 40\n"));
+        assert_non_null(strstr(text, "\nmglrud_stream_crossings_lost_total 2\n"));
+        free(text);
+
+        f = open_memstream(&text, &len);
+        assert_non_null(f);
+        assert_int_equal(dump_format(f, &d, NULL, 0), 0);
+        assert_int_equal(fclose(f), 0);
+        assert_non_null(strstr(text, "        Stream fast path: 3 cgroup ids watched, 9 runs, 40 "
+                                     "crossings (2 lost), 6 drops 200ms after the threshold on "
+                                     "average, at most 700ms\n"));
+        free(text);
+}
+
 static void test_dump(void **state) {
         struct control_snapshot s[2];
         make_snapshots(s);
@@ -312,6 +362,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_metrics_exact),
                 cmocka_unit_test(test_metrics_empty),
+                cmocka_unit_test(test_stream_fast_path),
                 cmocka_unit_test(test_metrics_idle),
                 cmocka_unit_test(test_dump),
                 cmocka_unit_test(test_containers),

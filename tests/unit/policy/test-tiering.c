@@ -418,6 +418,42 @@ static void test_stream(void **unused) {
         assert_null(find_evict(&d, LRUGEN_FILE));
 }
 
+/* With BPF stream protection dropping this cgroup's streams, the same inflow never makes the
+ * generation-level detector shorten T for file: nothing is evicted; with StreamProtection=advise
+ * (nothing dropped) it still does. */
+static void test_stream_left_to_drops(void **unused) {
+        struct kernel_caps caps = caps_all();
+        caps.stream_drops = true;
+        for (int advise = 0; advise <= 1; advise++) {
+                struct policy p = test_policy();
+                p.stream_protection = advise ? STREAM_PROTECTION_ADVISE : STREAM_PROTECTION_YES;
+                struct policy_state s;
+                struct lrugen_lruvec v;
+                struct cgroup_sample prev = sample_make(1000 * SEC), cur;
+                struct decision d;
+                lruvec_fill(&v, 42, 0, 10, 4, (uint32_t[]) { 60, 30, 20, 5 },
+                            (uint64_t[]) { 1000, 1000, 1000, 1000 },
+                            (uint64_t[]) { 20000, 10000, 500, 500 });
+                prev.lruvecs = &v;
+                prev.n_lruvecs = 1;
+                warm(&p, &caps, &s, &prev, &cur);
+                for (int i = 0; i < 4; i++) {
+                        stat_set(&cur.stat, MEMSTAT_FILE, prev.stat.value[MEMSTAT_FILE] + 100 * MiB);
+                        d = run(&p, &caps, &s, &prev, &cur);
+                        prev = cur;
+                        cur = sample_next(&prev, 10 * SEC);
+                }
+                assert_int_equal(s.streaming, advise);
+                if (advise) {
+                        assert_int_equal(d.reason, DECISION_EVICT_STREAM);
+                        continue;
+                }
+                assert_int_equal(d.reason, DECISION_NONE_NOTHING_COLD);
+                assert_int_equal(d.file_cold_age_usec, d.cold_age_usec);
+                assert_null(find_evict(&d, LRUGEN_FILE));
+        }
+}
+
 static void test_tier_protection(void **unused) {
         struct policy p = test_policy();
         struct kernel_caps caps = caps_all();
@@ -593,6 +629,7 @@ int main(void) {
                 cmocka_unit_test(test_nothing_cold),
                 cmocka_unit_test(test_multi_lruvec_budget),
                 cmocka_unit_test(test_stream),
+                cmocka_unit_test(test_stream_left_to_drops),
                 cmocka_unit_test(test_tier_protection),
                 cmocka_unit_test(test_truncation),
                 cmocka_unit_test(test_random_invariants),
