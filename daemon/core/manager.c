@@ -16,6 +16,7 @@
 #include "manager-probe.h"
 #include "manager-triggers.h"
 #include "mglrud/core/control.h"
+#include "mglrud/core/reclaim-stall.h"
 #include "mglrud/core/stream-protection.h"
 #include "mglrud/kernel/cgroup-xattr.h"
 #include "mglrud/kernel/cgroupfs.h"
@@ -65,6 +66,8 @@ void manager_done(struct manager *m) {
         actuator_free(m->actuator);
         m->actuator = NULL;
         manager_triggers_done(m);
+        reclaim_stall_free(m->stall_guard); /* after the writer, which reads it */
+        m->stall_guard = NULL;
         while (m->n_cgroups > 0)
                 manager_drop_cgroup(m, m->n_cgroups - 1);
         free(m->cgroups);
@@ -164,7 +167,10 @@ static void manager_open_streams(struct manager *m) {
 /* The actuation path's completions: the job's cgroup (by id: it may be gone) measures it. */
 static void manager_job_done(struct actuator_job *j, void *userdata) {
         struct manager *m = userdata;
-        control_job_done(manager_find(m, j->cgroup_id), j, &m->report);
+        struct cgroup *cg = manager_find(m, j->cgroup_id);
+        if (cg && j->stall_stopped)
+                manager_stall_guard_stop(m, cg, j, now_monotonic_usec());
+        control_job_done(cg, j, &m->report);
 }
 
 int manager_start(struct manager *m, sd_event *e) {
@@ -198,6 +204,7 @@ int manager_start(struct manager *m, sd_event *e) {
                  !m->caps.kernel.has_swap ? "off" : m->caps.kernel.swap_compressed ? "on (zram)" : "on",
                  ivl);
         manager_open_streams(m);
+        manager_open_stall_guard(m);
         m->rescan_needed = true;
         return 0;
 }
@@ -229,6 +236,7 @@ int manager_reload(struct manager *m, char **ret_error) {
         if (was_dry_run != m->dry_run)
                 manager_probe(m);
         manager_open_streams(m);
+        manager_open_stall_guard(m);
         m->rescan_needed = true;
         /* Rescan now, so that bus calls before the next cycle see the new policies (and the
          * runtime overrides re-applied over them). */
@@ -639,6 +647,8 @@ static void manager_cycle_input(struct manager *m, uint64_t now_usec,
                 .paused_all = m->paused_all,
                 .report = &m->report,
                 .scratch = &m->scratch,
+                .interval_usec = m->interval_usec,
+                .stall_guard = m->stall_guard && m->config.pressure_triggers && !m->dry_run,
         };
 }
 
@@ -771,8 +781,13 @@ int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,
         struct control_snapshot *s = calloc(MAX(m->n_cgroups, (size_t) 1), sizeof *s);
         if (!s)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->n_cgroups; i++)
+        for (size_t i = 0; i < m->n_cgroups; i++) {
                 (void) control_cgroup_snapshot(m->cgroups[i], &s[i]);
+                s[i].has_reclaim_stall = m->stall_guard &&
+                        reclaim_stall_read(m->stall_guard, m->cgroups[i]->id,
+                                           &s[i].reclaim_stall_ns,
+                                           &s[i].reclaim_stall_count) >= 0;
+        }
         *ret_stats = (struct daemon_stats) {
                 .cycles = m->cycles,
                 .n_cgroups = m->n_cgroups,
@@ -781,6 +796,8 @@ int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,
                 .dry_run = m->dry_run,
                 .paused_all = m->paused_all,
                 .pressure_stops = m->pressure_stops,
+                .stall_guard = m->stall_guard != NULL,
+                .stall_guard_stops = m->stall_guard_stops,
                 .actuation = m->actuator ? actuator_get_stats(m->actuator)
                                          : (struct actuator_stats) {},
                 .host_idle = &m->host_idle,

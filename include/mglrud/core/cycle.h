@@ -51,4 +51,7 @@ struct cycle_input {
         bool paused_all;                      /* Pause(""): sample every cgroup, act on none */
         const struct report_sink *report;
         struct control_scratch *scratch;      /* the cycle's working memory (control.h), or NULL */
+        uint64_t interval_usec;               /* Interval= (the stall guard's threshold) */
+        bool stall_guard;                     /* the BPF stall guard is loaded: reclaim jobs get
+                                               * a stall limit (docs/design.md, "Stall guard") */
 };
