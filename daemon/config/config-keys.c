@@ -22,6 +22,7 @@ static const char *const daemon_key_names[_DAEMON_KEY_MAX] = {
         [DAEMON_KEY_HOST_PRESSURE_LIMIT] = "HostPressureLimit",
         [DAEMON_KEY_HOST_MIN_AVAILABLE] = "HostMinAvailable",
         [DAEMON_KEY_PRESSURE_TRIGGERS] = "PressureTriggers",
+        [DAEMON_KEY_STALL_GUARD] = "StallGuard",
 };
 
 
@@ -65,6 +66,7 @@ void config_init(struct config *c) {
                 .host_full_limit = CONFIG_DEFAULT_HOST_PRESSURE_LIMIT,
                 .host_min_available = CONFIG_DEFAULT_HOST_MIN_AVAILABLE,
                 .pressure_triggers = true,
+                .stall_guard = true,
         };
         policy_init_defaults(&c->defaults);
 }
@@ -185,6 +187,7 @@ int config_parse_daemon_key(struct config *c, enum daemon_key k, const char *val
                 case DAEMON_KEY_PRESSURE_TRIGGERS:
                         c->pressure_triggers = def.pressure_triggers;
                         break;
+                case DAEMON_KEY_STALL_GUARD: c->stall_guard = def.stall_guard; break;
                 default: break;
                 }
                 c->daemon_set_mask &= ~(1u << k);
@@ -244,6 +247,12 @@ int config_parse_daemon_key(struct config *c, enum daemon_key k, const char *val
                 if (r < 0)
                         return fail(ret_reason, "invalid boolean");
                 c->pressure_triggers = r;
+                break;
+        case DAEMON_KEY_STALL_GUARD:
+                r = parse_boolean(value);
+                if (r < 0)
+                        return fail(ret_reason, "invalid boolean");
+                c->stall_guard = r;
                 break;
         case _DAEMON_KEY_MAX:
                 break;

@@ -70,6 +70,7 @@ struct control_state {
         uint32_t stopped_jobs;         /* queued jobs they cancelled (+ running ones cut short) */
         uint32_t guard_stops;          /* jobs the stall guard ended */
         uint64_t guard_last_stall_ns;  /* reclaim time the guard saw at its last stop */
+        uint64_t guard_last_stop_usec; /* ... and when its job's completion was handled */
         uint32_t policy_size;          /* bytes in policy; 0 before the first cycle */
         uint32_t idle_size;            /* bytes of the idle-age state after it (idle_of()) */
         bool has_prev;
@@ -249,6 +250,7 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
         ret->stopped_jobs = s->stopped_jobs;
         ret->guard_stops = s->guard_stops;
         ret->guard_last_stall_ns = s->guard_last_stall_ns;
+        ret->guard_last_stop_usec = s->guard_last_stop_usec;
         ret->first_stop_usec = s->first_stop_usec;
         ret->last_stop_usec = s->last_stop_usec;
         ret->last_write_usec = s->last_write_usec;
@@ -808,10 +810,12 @@ bool control_cgroup_reclaiming(const struct cgroup *cg, uint64_t now_usec, uint6
         return s->last_reclaim_usec > 0 && now_usec - s->last_reclaim_usec <= grace_usec;
 }
 
-void control_cgroup_note_guard_stall(struct cgroup *cg, uint64_t stall_ns) {
+void control_cgroup_note_guard_stall(struct cgroup *cg, uint64_t now_usec, uint64_t stall_ns) {
         struct control_state *s = cg->userdata;
-        if (s)
-                s->guard_last_stall_ns = stall_ns;
+        if (!s)
+                return;
+        s->guard_last_stall_ns = stall_ns;
+        s->guard_last_stop_usec = now_usec;
 }
 
 uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigned n_stopped,

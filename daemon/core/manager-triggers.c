@@ -154,7 +154,7 @@ static int read_stall(uint64_t cgroup_id, uint64_t *ret_ns, void *userdata) {
 }
 
 void manager_open_stall_guard(struct manager *m) {
-        if (m->stall_guard_tried || !m->event || !m->config.pressure_triggers)
+        if (m->stall_guard_tried || !m->event || !m->config.stall_guard)
                 return;
         m->stall_guard_tried = true;
         int r = reclaim_stall_open(getpid(), &m->stall_guard);
@@ -181,7 +181,7 @@ void manager_stall_guard_stop(struct manager *m, struct cgroup *cg,
                  "limit %s; %llu ns)", format_duration(sb, sizeof sb, j->stall_ns / 1000),
                  format_duration(lb, sizeof lb, j->stall_limit_ns / 1000),
                  (unsigned long long) j->stall_ns);
-        control_cgroup_note_guard_stall(cg, j->stall_ns);
+        control_cgroup_note_guard_stall(cg, now_usec, j->stall_ns);
         stop_cgroup(m, cg, now_usec, why, CONTROL_STOP_RECLAIM_STALL, 1);
         m->stall_guard_stops++;
 }

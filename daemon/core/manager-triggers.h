@@ -15,7 +15,7 @@ void manager_update_triggers(struct manager *m, uint64_t now_usec);
 void manager_triggers_done(struct manager *m);
 
 /* Loads the BPF stall guard (docs/design.md, "Stall guard") once, with an event loop and
- * PressureTriggers=yes, and hands it to the actuation path; says once when it cannot (built
+ * StallGuard=yes, and hands it to the actuation path; says once when it cannot (built
  * without BPF, load refused): the PSI triggers alone stop reclaim then. */
 void manager_open_stall_guard(struct manager *m);
 

@@ -648,7 +648,7 @@ static void manager_cycle_input(struct manager *m, uint64_t now_usec,
                 .report = &m->report,
                 .scratch = &m->scratch,
                 .interval_usec = m->interval_usec,
-                .stall_guard = m->stall_guard && m->config.pressure_triggers && !m->dry_run,
+                .stall_guard = m->stall_guard && m->config.stall_guard && !m->dry_run,
         };
 }
 

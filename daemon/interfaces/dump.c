@@ -89,8 +89,9 @@ int dump_format(FILE *f, const struct daemon_stats *d, const struct control_snap
                                 (unsigned long long) s->reclaim_stall_count,
                                 s->reclaim_stall_count == 1 ? "" : "s");
                 if (s->guard_stops > 0)
-                        fprintf(f, "        Stall guard stops: %u, the last after %.3fs of "
-                                "reclaim stall during the job\n", s->guard_stops,
+                        fprintf(f, "        Stall guard stops: %u, the last at %.3fs (monotonic) "
+                                "after %.3fs of reclaim stall during the job\n", s->guard_stops,
+                                (double) s->guard_last_stop_usec / 1e6,
                                 (double) s->guard_last_stall_ns / 1e9);
         }
         return ferror(f) ? -EIO : 0;

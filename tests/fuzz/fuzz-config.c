@@ -131,6 +131,7 @@ static void check_daemon_equal(const struct config *a, const struct config *b) {
         fuzz_check(ratio_equal(a->host_full_limit, b->host_full_limit));
         fuzz_check(a->host_min_available == b->host_min_available);
         fuzz_check(a->pressure_triggers == b->pressure_triggers);
+        fuzz_check(a->stall_guard == b->stall_guard);
 }
 
 /* Everything equal, locations and masks included (a copy, or an untouched config). */

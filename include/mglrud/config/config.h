@@ -89,6 +89,7 @@ enum daemon_key {
         DAEMON_KEY_HOST_PRESSURE_LIMIT,
         DAEMON_KEY_HOST_MIN_AVAILABLE,
         DAEMON_KEY_PRESSURE_TRIGGERS,
+        DAEMON_KEY_STALL_GUARD,
         _DAEMON_KEY_MAX,
 };
 
@@ -116,6 +117,7 @@ struct config {
         double host_full_limit;      /* HostPressureLimit= host PSI full share that pauses all */
         uint64_t host_min_available; /* HostMinAvailable= MemAvailable floor that pauses all */
         bool pressure_triggers;      /* PressureTriggers= stop reclaim within a second of stalls */
+        bool stall_guard;            /* StallGuard= end a job between chunks on reclaim stalls (BPF) */
 
         uint32_t daemon_set_mask;    /* (1u << enum daemon_key) for every key a file set */
 

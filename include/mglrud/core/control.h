@@ -47,6 +47,7 @@ struct control_snapshot {
         uint32_t stopped_jobs;     /* writes jobs they cancelled or cut short, cumulative */
         uint32_t guard_stops;      /* jobs the stall guard ended (reclaim stalls), cumulative */
         uint64_t guard_last_stall_ns; /* the reclaim time the guard saw at its last stop */
+        uint64_t guard_last_stop_usec; /* CLOCK_MONOTONIC of that stop */
         bool has_reclaim_stall;    /* the stall guard is loaded: reclaim_stall_ns is read */
         uint64_t reclaim_stall_ns; /* its tasks' time in direct/memcg reclaim (BPF), cumulative */
         uint64_t reclaim_stall_count; /* ... reclaim episodes */
@@ -141,5 +142,5 @@ uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigne
                                    enum control_stop_reason why);
 
 /* Records the reclaim time (ns since the job began) the stall guard saw when it stopped cg's
- * job, for the dump. */
-void control_cgroup_note_guard_stall(struct cgroup *cg, uint64_t stall_ns);
+ * job, and when (now_usec), for the dump. */
+void control_cgroup_note_guard_stall(struct cgroup *cg, uint64_t now_usec, uint64_t stall_ns);

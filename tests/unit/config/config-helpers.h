@@ -108,6 +108,7 @@ static inline void assert_daemon_equal(const struct config *a, const struct conf
         assert_ratio_equal(a->host_full_limit, b->host_full_limit);
         assert_int_equal(a->host_min_available, b->host_min_available);
         assert_int_equal(a->pressure_triggers, b->pressure_triggers);
+        assert_int_equal(a->stall_guard, b->stall_guard);
 }
 
 /* [Defaults] with section i applied (what config_dump prints for it). */

@@ -188,7 +188,7 @@ static void test_cycle_limit_and_guard_stop(void **state) {
         assert_true(want > 0);
         assert_int_equal(captured->stall_limit_ns, want);
 
-        control_cgroup_note_guard_stall(cg, want + 1);
+        control_cgroup_note_guard_stall(cg, in.now_usec, want + 1);
         control_cgroup_note_stall(cg, in.now_usec, 1, CONTROL_STOP_RECLAIM_STALL);
         control_job_done(cg, TAKE_PTR(captured), &report);
         struct control_snapshot snap;
@@ -198,6 +198,7 @@ static void test_cycle_limit_and_guard_stop(void **state) {
         assert_int_equal(snap.stopped_jobs, 1);
         assert_int_equal(snap.guard_last_stall_ns, want + 1);
         assert_int_equal(snap.last_stop_usec, in.now_usec);
+        assert_int_equal(snap.guard_last_stop_usec, in.now_usec);
 
         /* Without the guard, no limit. */
         in.stall_guard = false;

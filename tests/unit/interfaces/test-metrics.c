@@ -47,6 +47,8 @@ static void make_snapshots(struct control_snapshot s[2]) {
                 .reclaim_stall_ns = 1250000001,
                 .reclaim_stall_count = 9,
                 .guard_stops = 2,
+                .guard_last_stall_ns = 612000000,
+                .guard_last_stop_usec = 12345678,
         };
         s[1] = (struct control_snapshot) {
                 .path = "/b",
@@ -175,8 +177,9 @@ static void test_dump(void **state) {
         assert_non_null(strstr(text, "        Reclaimed: anon 1M file 3B\n"));
         assert_non_null(strstr(text, "        Stall guard: BPF, 2 jobs stopped\n"));
         assert_non_null(strstr(text, "        Reclaim stall: 1.250s in 9 reclaims (BPF, all tasks "
-                                     "but mglrud's)\n        Stall guard stops: 2, the last after "
-                                     "0.000s of reclaim stall during the job\n-> /b\n"));
+                                     "but mglrud's)\n        Stall guard stops: 2, the last at 12.346s "
+                                     "(monotonic) after 0.612s of reclaim stall during the job\n"
+                                     "-> /b\n"));
 }
 
 /* The idle-age families on a profile of generations idle ≥ 38, 10, 2 s and the youngest:
