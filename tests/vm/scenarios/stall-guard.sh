@@ -1,9 +1,9 @@
 # stall-guard: the BPF stall guard (StallGuard=) stops an over-aggressive reclaim within one
 # chunk of a reclaim stall, with the PSI triggers off so that the guard alone acts. As in
 # pressure-trigger: a cgroup (memory.max 200M) holds 100 MiB of cold anon memory and a small hot
-# set; mglrud in Mode=pressure reclaims 60% of memory.current per cycle in 4 MiB chunks to zram.
-# While that job runs a second process allocates 190 MiB at once: the cgroup hits memory.max
-# and its tasks stall in memcg reclaim, which the BPF program times. psi-watch notes when the
+# set (170 MiB cold); mglrud in Mode=pressure reclaims 60% of memory.current per cycle in 4 MiB
+# chunks to zram. While that job runs a second process allocates 160 MiB more than memory.max
+# has room for: the cgroup hits memory.max and its tasks stall in memcg reclaim, which the BPF program times. psi-watch notes when the
 # cgroup's PSI "some" total first grows after the burst and the proactive steal then; the
 # dump says when the guard stopped and how much reclaim stall it saw. Asserts the guard loaded,
 # stopped the job after the first stall, and that at most two chunks (the one in flight and the
@@ -24,7 +24,7 @@ ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%d", (a - b) * 1000 }'; }
 phase() {
 	local name="$1" guard="$2" cg="guard.slice/$1" conf="/tmp/$1.conf"
 	cg_create "$cg" 200M
-	run_anon_tiers "$cg" "/tmp/$name-wl.log" 90 --cold 100 --warm 0 --hot 8 --duration 0 --report 5
+	run_anon_tiers "$cg" "/tmp/$name-wl.log" 90 --cold 170 --warm 0 --hot 8 --duration 0 --report 5
 	local wl=$WL_PID
 	cat > "$conf" <<EOC
 [Daemon]
@@ -51,8 +51,13 @@ EOC
 	psi-watch --poll 2000 --duration 40 "$CG_ROOT/$cg" > "/tmp/$name-psi.log" 2>&1 &
 	local pw=$!
 	wait_event "/tmp/$name-psi.log" start 10 || fail "$name: psi-watch did not start"
-	# 190 MiB: past memory.max even when the job has reclaimed 60 MiB more meanwhile.
-	cg_run "$cg" "/tmp/$name-burst.log" anon-tiers --cold 190 --warm 0 --hot 0 --duration 0
+	# 160 MiB more than memory.max has room for: the burst reclaims while the big job writes
+	# (a burst that fits, or that the job makes room for, never stalls in reclaim).
+	local cur burst_mib
+	cur=$(cat "$CG_ROOT/$cg/memory.current")
+	burst_mib=$(( (200 * 1048576 - cur) / 1048576 + 160 ))
+	result "${name}_burst_mib" "$burst_mib"
+	cg_run "$cg" "/tmp/$name-burst.log" anon-tiers --cold "$burst_mib" --warm 0 --hot 0 --duration 0
 	local burst=$WL_PID
 	if ! wait_event "/tmp/$name-psi.log" stall 30; then
 		log "$name: memory.current $(cg_read "$cg" memory.current), events: $(tr '\n' ' ' < "$CG_ROOT/$cg/memory.events")"
