@@ -1,6 +1,6 @@
 # stall-guard: the BPF stall guard (StallGuard=) stops an over-aggressive reclaim within one
 # chunk of a reclaim stall, with the PSI triggers off so that the guard alone acts. As in
-# pressure-trigger: a cgroup (memory.max 200M) holds 100 MiB of cold anon memory and a small hot
+# pressure-trigger: a cgroup (memory.max 200M) holds cold anon memory and a small hot
 # set (170 MiB cold); mglrud in Mode=pressure reclaims 60% of memory.current per cycle in 4 MiB
 # chunks to zram. While that job runs a second process allocates 160 MiB more than memory.max
 # has room for: the cgroup hits memory.max and its tasks stall in memcg reclaim, which the BPF program times. psi-watch notes when the
