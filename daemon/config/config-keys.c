@@ -24,6 +24,7 @@ static const char *const daemon_key_names[_DAEMON_KEY_MAX] = {
         [DAEMON_KEY_STREAM_FAST_PATH] = "StreamFastPath",
         [DAEMON_KEY_REFAULT_CHECK] = "RefaultCheck",
         [DAEMON_KEY_PRESSURE_TRIGGERS] = "PressureTriggers",
+        [DAEMON_KEY_STALL_GUARD] = "StallGuard",
 };
 
 
@@ -69,6 +70,7 @@ void config_init(struct config *c) {
                 .stream_fast_path = true,
                 .refault_check = true,
                 .pressure_triggers = true,
+                .stall_guard = true,
         };
         policy_init_defaults(&c->defaults);
 }
@@ -195,6 +197,7 @@ int config_parse_daemon_key(struct config *c, enum daemon_key k, const char *val
                 case DAEMON_KEY_PRESSURE_TRIGGERS:
                         c->pressure_triggers = def.pressure_triggers;
                         break;
+                case DAEMON_KEY_STALL_GUARD: c->stall_guard = def.stall_guard; break;
                 default: break;
                 }
                 c->daemon_set_mask &= ~(1u << k);
@@ -266,6 +269,12 @@ int config_parse_daemon_key(struct config *c, enum daemon_key k, const char *val
                 if (r < 0)
                         return fail(ret_reason, "invalid boolean");
                 c->pressure_triggers = r;
+                break;
+        case DAEMON_KEY_STALL_GUARD:
+                r = parse_boolean(value);
+                if (r < 0)
+                        return fail(ret_reason, "invalid boolean");
+                c->stall_guard = r;
                 break;
         case _DAEMON_KEY_MAX:
                 break;

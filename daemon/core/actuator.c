@@ -28,6 +28,7 @@ struct actuator {
         unsigned pending_drop_files;                  /* files of the pending drop jobs */
         bool stop;
         bool force_dry_run;                           /* actuator_set_dry_run() */
+        struct actuator_stall_source stall;           /* actuator_set_stall_source() */
         struct actuator_stats stats;                  /* under lock */
         struct actuator_job *running;                 /* the job the worker runs, under lock */
         int efd;
@@ -129,11 +130,34 @@ static void note_write_time(const struct actuator_job *j, const char *what, uint
                        r < 0 ? strerror(-r) : "ok");
 }
 
-/* Returns true when the job must end before its next chunk: shutdown (*cancel), or a stop of
- * its cgroup (actuator_stop_cgroup()). Marks it cancelled then. */
+/* The stall guard (docs/design.md, "Stall guard"): returns true when the job's cgroup's tasks
+ * spent more than its limit in reclaim since its first check (the job's start). One map lookup;
+ * a failed read skips the check (the PSI trigger still watches). */
+static bool stalled(struct actuator_job *j) {
+        uint64_t ns;
+        if (!j->stall || !j->stall->read || !j->stall_limit_ns || j->kind != ACTUATOR_JOB_DECISION)
+                return false;
+        if (j->stall->read(j->cgroup_id, &ns, j->stall->userdata) < 0)
+                return false;
+        if (!j->has_stall_base) {
+                j->stall_base_ns = ns;
+                j->has_stall_base = true;
+                return false;
+        }
+        j->stall_ns = ns > j->stall_base_ns ? ns - j->stall_base_ns : 0;
+        if (j->stall_ns <= j->stall_limit_ns)
+                return false;
+        j->stall_stopped = true;
+        return true;
+}
+
+/* Returns true when the job must end before its next chunk: shutdown (*cancel), a stop of its
+ * cgroup (actuator_stop_cgroup()), or a reclaim stall there (the guard). Marks it cancelled. */
 static bool cancelled(struct actuator_job *j, const bool *cancel) {
+        if (j->cancelled)
+                return true;
         if ((cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)) ||
-            __atomic_load_n(&j->stop, __ATOMIC_RELAXED))
+            __atomic_load_n(&j->stop, __ATOMIC_RELAXED) || stalled(j))
                 j->cancelled = true;
         return j->cancelled;
 }
@@ -404,6 +428,7 @@ fail:
 int actuator_submit(struct actuator *a, struct actuator_job *j) {
         j->next = NULL;
         j->force_dry_run = &a->force_dry_run;
+        j->stall = &a->stall;
         if (!a->thread_started) {
                 actuator_run_job(j, NULL);
                 count_job(a, j);
@@ -499,6 +524,11 @@ struct actuator_stopped actuator_stop_cgroup(struct actuator *a, uint64_t cgroup
         }
         pthread_mutex_unlock(&a->lock);
         return ret;
+}
+
+void actuator_set_stall_source(struct actuator *a, const struct actuator_stall_source *src) {
+        if (a)
+                a->stall = src ? *src : (struct actuator_stall_source) {};
 }
 
 void actuator_set_dry_run(struct actuator *a, bool dry_run) {

@@ -8,6 +8,7 @@
 #include "mglrud/config/config.h"
 #include "mglrud/core/decision-text.h"
 #include "mglrud/core/refault-trust.h"
+#include "mglrud/core/pressure-trigger.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
@@ -64,6 +65,9 @@ struct control_state {
         uint64_t first_stop_usec, last_stop_usec; /* pressure triggers stopped reclaim then */
         uint32_t pressure_stops;       /* pressure triggers that fired while we reclaimed */
         uint32_t stopped_jobs;         /* queued jobs they cancelled (+ running ones cut short) */
+        uint32_t guard_stops;          /* jobs the stall guard ended */
+        uint64_t guard_last_stall_ns;  /* reclaim time the guard saw at its last stop */
+        uint64_t guard_last_stop_usec; /* ... and when its job's completion was handled */
         uint32_t policy_size;          /* bytes in policy; 0 before the first cycle */
         uint32_t idle_size;            /* bytes of the idle-age state after it (idle_of()) */
         bool has_prev;
@@ -262,6 +266,9 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
         ret->kernel_refault_pages = s->refault.kernel_pages;
         ret->pressure_stops = s->pressure_stops;
         ret->stopped_jobs = s->stopped_jobs;
+        ret->guard_stops = s->guard_stops;
+        ret->guard_last_stall_ns = s->guard_last_stall_ns;
+        ret->guard_last_stop_usec = s->guard_last_stop_usec;
         ret->first_stop_usec = s->first_stop_usec;
         ret->last_stop_usec = s->last_stop_usec;
         ret->last_write_usec = s->last_write_usec;
@@ -594,6 +601,13 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
         s->in_flight_stopped = false;
         s->in_flight_reclaims = !advise_ageing && !in->dry_run &&
                                 d->planned_bytes[LRUGEN_ANON] + d->planned_bytes[LRUGEN_FILE] > 0;
+        /* The guard allows as much reclaim time since the job began as the pressure trigger
+         * allows within its window (docs/design.md, "Stall guard"). */
+        if (in->stall_guard && s->in_flight_reclaims)
+                j->stall_limit_ns = policy_trigger_stall_usec(cg->policy.pressure_target,
+                                                              in->interval_usec,
+                                                              PRESSURE_TRIGGER_WINDOW_USEC) *
+                                    UINT64_C(1000);
         if (s->in_flight_reclaims)
                 s->last_reclaim_usec = cur->now_usec;
         if (!advise_ageing) {
@@ -858,11 +872,23 @@ bool control_cgroup_reclaiming(const struct cgroup *cg, uint64_t now_usec, uint6
         return s->last_reclaim_usec > 0 && now_usec - s->last_reclaim_usec <= grace_usec;
 }
 
-uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigned n_stopped) {
+void control_cgroup_note_guard_stall(struct cgroup *cg, uint64_t now_usec, uint64_t stall_ns) {
+        struct control_state *s = cg->userdata;
+        if (!s)
+                return;
+        s->guard_last_stall_ns = stall_ns;
+        s->guard_last_stop_usec = now_usec;
+}
+
+uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigned n_stopped,
+                                   enum control_stop_reason why) {
         struct control_state *s = cg->userdata;
         if (!s)
                 return 0;
-        s->pressure_stops++;
+        if (why == CONTROL_STOP_RECLAIM_STALL)
+                s->guard_stops++;
+        else
+                s->pressure_stops++;
         s->stopped_jobs += n_stopped;
         if (!s->first_stop_usec)
                 s->first_stop_usec = now_usec;

@@ -8,8 +8,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "mglrud/core/pressure-trigger.h"
+#include "mglrud/core/reclaim-stall.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/parse-util.h"
 
@@ -18,18 +20,21 @@
  * a bound, not a budget. */
 #define MANAGER_MAX_TRIGGERS 128
 
-/* Stops cg's reclaim. Returns how many of its write jobs were cancelled or cut short. */
+/* Stops cg's reclaim; already_stopped jobs were ended by the caller (the stall guard's).
+ * Returns how many of its write jobs were cancelled or cut short. */
 static unsigned stop_cgroup(struct manager *m, struct cgroup *cg, uint64_t now_usec,
-                            const char *why) {
+                            const char *why, enum control_stop_reason reason,
+                            unsigned already_stopped) {
         struct actuator_stopped st = actuator_stop_cgroup(m->actuator, cg->id);
-        unsigned n = st.queued + st.running;
-        uint64_t t = control_cgroup_note_stall(cg, now_usec, n);
+        unsigned n = st.queued + st.running + already_stopped;
+        uint64_t t = control_cgroup_note_stall(cg, now_usec, n, reason);
         char tb[32];
         log_notice("%s: %s: reclaim stopped (%u queued write%s cancelled%s)%s%s.", cg->name, why,
                    st.queued, st.queued == 1 ? "" : "s",
                    st.running ? ", the running one ends after its chunk" : "",
                    t ? ", T raised to " : "", t ? format_duration(tb, sizeof tb, t) : "");
-        m->pressure_stops++;
+        if (reason == CONTROL_STOP_PRESSURE)
+                m->pressure_stops++;
         return n;
 }
 
@@ -51,7 +56,7 @@ static void on_cgroup_stall(struct pressure_trigger *t, uint64_t now_usec, void 
         snprintf(why, sizeof why, "memory pressure (tasks stalled %s within %s)",
                  format_duration(sb, sizeof sb, stall), format_duration(wb, sizeof wb,
                                                                       m->trigger_window_usec));
-        stop_cgroup(m, cg, now_usec, why);
+        stop_cgroup(m, cg, now_usec, why, CONTROL_STOP_PRESSURE, 0);
 }
 
 static void on_host_stall(struct pressure_trigger *t, uint64_t now_usec, void *userdata) {
@@ -64,7 +69,7 @@ static void on_host_stall(struct pressure_trigger *t, uint64_t now_usec, void *u
         uint64_t grace = 2 * m->interval_usec;
         for (size_t i = 0; i < m->n_cgroups; i++)
                 if (control_cgroup_reclaiming(m->cgroups[i], now_usec, grace))
-                        stop_cgroup(m, m->cgroups[i], now_usec, why);
+                        stop_cgroup(m, m->cgroups[i], now_usec, why, CONTROL_STOP_PRESSURE, 0);
 }
 
 /* Says once why triggers are off; returns false when they cannot be used at all. */
@@ -141,4 +146,42 @@ void manager_triggers_done(struct manager *m) {
         for (size_t i = 0; i < m->n_cgroups; i++)
                 pressure_trigger_disarm(&m->cgroups[i]->trigger);
         pressure_trigger_disarm(&m->host_trigger);
+}
+
+static int read_stall(uint64_t cgroup_id, uint64_t *ret_ns, void *userdata) {
+        uint64_t count;
+        return reclaim_stall_read(userdata, cgroup_id, ret_ns, &count);
+}
+
+void manager_open_stall_guard(struct manager *m) {
+        if (m->stall_guard_tried || !m->event || !m->config.stall_guard)
+                return;
+        m->stall_guard_tried = true;
+        int r = reclaim_stall_open(getpid(), &m->stall_guard);
+        if (r == -EOPNOTSUPP) {
+                log_notice("Stall guard unavailable: built without BPF; PSI triggers alone stop "
+                           "reclaim under pressure.");
+                return;
+        }
+        if (r < 0) {
+                log_notice_errno(r, "Stall guard unavailable: cannot load the BPF program (%m); "
+                                    "PSI triggers alone stop reclaim under pressure.");
+                return;
+        }
+        actuator_set_stall_source(m->actuator, &(struct actuator_stall_source) {
+                .read = read_stall, .userdata = m->stall_guard });
+        log_info("Stall guard: timing direct and memcg reclaim per cgroup with BPF.");
+}
+
+void manager_stall_guard_stop(struct manager *m, struct cgroup *cg,
+                              const struct actuator_job *j, uint64_t now_usec) {
+        char sb[32], lb[32];
+        char why[128];
+        snprintf(why, sizeof why, "reclaim stall (tasks spent %s in reclaim during the job, "
+                 "limit %s; %llu ns)", format_duration(sb, sizeof sb, j->stall_ns / 1000),
+                 format_duration(lb, sizeof lb, j->stall_limit_ns / 1000),
+                 (unsigned long long) j->stall_ns);
+        control_cgroup_note_guard_stall(cg, now_usec, j->stall_ns);
+        stop_cgroup(m, cg, now_usec, why, CONTROL_STOP_RECLAIM_STALL, 1);
+        m->stall_guard_stops++;
 }

@@ -13,3 +13,13 @@ void manager_update_triggers(struct manager *m, uint64_t now_usec);
 
 /* Disarms every trigger. */
 void manager_triggers_done(struct manager *m);
+
+/* Loads the BPF stall guard (docs/design.md, "Stall guard") once, with an event loop and
+ * StallGuard=yes, and hands it to the actuation path; says once when it cannot (built
+ * without BPF, load refused): the PSI triggers alone stop reclaim then. */
+void manager_open_stall_guard(struct manager *m);
+
+/* The stall guard ended cg's job j between two chunks: cancels cg's queued writes and backs T
+ * off as a pressure trigger does (control_cgroup_note_stall(), reason reclaim-stall). */
+void manager_stall_guard_stop(struct manager *m, struct cgroup *cg,
+                              const struct actuator_job *j, uint64_t now_usec);

@@ -17,6 +17,7 @@
 #include "manager-probe.h"
 #include "manager-triggers.h"
 #include "mglrud/core/control.h"
+#include "mglrud/core/reclaim-stall.h"
 #include "mglrud/core/stream-protection.h"
 #include "mglrud/kernel/cgroup-xattr.h"
 #include "mglrud/kernel/cgroupfs.h"
@@ -68,6 +69,8 @@ void manager_done(struct manager *m) {
         manager_triggers_done(m);
         m->streams_io = sd_event_source_disable_unref(m->streams_io);
         m->streams_timer = sd_event_source_disable_unref(m->streams_timer);
+        reclaim_stall_free(m->stall_guard); /* after the writer, which reads it */
+        m->stall_guard = NULL;
         while (m->n_cgroups > 0)
                 manager_drop_cgroup(m, m->n_cgroups - 1);
         free(m->cgroups);
@@ -265,8 +268,11 @@ static int manager_own_refaults(void *userdata, uint64_t cgroup_id, uint64_t *re
 /* The actuation path's completions: the job's cgroup (by id: it may be gone) measures it. */
 static void manager_job_done(struct actuator_job *j, void *userdata) {
         struct manager *m = userdata;
+        struct cgroup *cg = manager_find(m, j->cgroup_id);
         streams_job_done(m->streams, j);
-        control_job_done(manager_find(m, j->cgroup_id), j, &m->report);
+        if (cg && j->stall_stopped)
+                manager_stall_guard_stop(m, cg, j, now_monotonic_usec());
+        control_job_done(cg, j, &m->report);
 }
 
 int manager_start(struct manager *m, sd_event *e) {
@@ -300,6 +306,7 @@ int manager_start(struct manager *m, sd_event *e) {
                  !m->caps.kernel.has_swap ? "off" : m->caps.kernel.swap_compressed ? "on (zram)" : "on",
                  ivl);
         manager_open_streams(m);
+        manager_open_stall_guard(m);
         m->rescan_needed = true;
         return 0;
 }
@@ -331,6 +338,7 @@ int manager_reload(struct manager *m, char **ret_error) {
         if (was_dry_run != m->dry_run)
                 manager_probe(m);
         manager_open_streams(m);
+        manager_open_stall_guard(m);
         m->rescan_needed = true;
         /* Rescan now, so that bus calls before the next cycle see the new policies (and the
          * runtime overrides re-applied over them). */
@@ -748,6 +756,8 @@ static void manager_cycle_input(struct manager *m, uint64_t now_usec,
                 .refault_check = m->config.refault_check,
                 .own_refaults = m->streams ? manager_own_refaults : NULL,
                 .own_refaults_userdata = m->streams,
+                .interval_usec = m->interval_usec,
+                .stall_guard = m->stall_guard && m->config.stall_guard && !m->dry_run,
         };
 }
 
@@ -880,8 +890,13 @@ int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,
         struct control_snapshot *s = calloc(MAX(m->n_cgroups, (size_t) 1), sizeof *s);
         if (!s)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->n_cgroups; i++)
+        for (size_t i = 0; i < m->n_cgroups; i++) {
                 (void) control_cgroup_snapshot(m->cgroups[i], &s[i]);
+                s[i].has_reclaim_stall = m->stall_guard &&
+                        reclaim_stall_read(m->stall_guard, m->cgroups[i]->id,
+                                           &s[i].reclaim_stall_ns,
+                                           &s[i].reclaim_stall_count) >= 0;
+        }
         *ret_stats = (struct daemon_stats) {
                 .cycles = m->cycles,
                 .n_cgroups = m->n_cgroups,
@@ -890,6 +905,8 @@ int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,
                 .dry_run = m->dry_run,
                 .paused_all = m->paused_all,
                 .pressure_stops = m->pressure_stops,
+                .stall_guard = m->stall_guard != NULL,
+                .stall_guard_stops = m->stall_guard_stops,
                 .actuation = m->actuator ? actuator_get_stats(m->actuator)
                                          : (struct actuator_stats) {},
                 .streams = streams_get_stats(m->streams),

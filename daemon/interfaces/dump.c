@@ -42,6 +42,12 @@ int dump_format(FILE *f, const struct daemon_stats *d, const struct control_snap
                                 format_duration(m, sizeof m, st->latency_max_usec));
                 fputc('\n', f);
         }
+        if (d->stall_guard)
+                fprintf(f, "        Stall guard: BPF, %llu job%s stopped\n",
+                        (unsigned long long) d->stall_guard_stops,
+                        d->stall_guard_stops == 1 ? "" : "s");
+        else
+                fprintf(f, "        Stall guard: no (PSI triggers only)\n");
         for (size_t i = 0; i < n; i++) {
                 const struct control_snapshot *s = &snaps[i];
                 fprintf(f, "-> %s\n", s->path);
@@ -99,6 +105,16 @@ int dump_format(FILE *f, const struct daemon_stats *d, const struct control_snap
                                 s->stopped_jobs, s->stopped_jobs == 1 ? "" : "s",
                                 (double) s->first_stop_usec / 1e6,
                                 (double) s->last_stop_usec / 1e6);
+                if (s->has_reclaim_stall)
+                        fprintf(f, "        Reclaim stall: %.3fs in %llu reclaim%s (BPF, all "
+                                "tasks but mglrud's)\n", (double) s->reclaim_stall_ns / 1e9,
+                                (unsigned long long) s->reclaim_stall_count,
+                                s->reclaim_stall_count == 1 ? "" : "s");
+                if (s->guard_stops > 0)
+                        fprintf(f, "        Stall guard stops: %u, the last at %.3fs (monotonic) "
+                                "after %.3fs of reclaim stall during the job\n", s->guard_stops,
+                                (double) s->guard_last_stop_usec / 1e6,
+                                (double) s->guard_last_stall_ns / 1e9);
         }
         return ferror(f) ? -EIO : 0;
 }

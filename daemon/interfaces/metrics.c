@@ -291,6 +291,23 @@ int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_s
                 put_series(f, "mglrud_pressure_stops_total", &snaps[i], NULL);
                 fprintf(f, "%u\n", snaps[i].pressure_stops);
         }
+        if (d->stall_guard) {
+                put_header(f, "mglrud_reclaim_stall_seconds_total", "counter",
+                           "Time the cgroup's tasks spent in direct and memcg reclaim (BPF; "
+                           "mglrud's own writes not counted).");
+                for (size_t i = 0; i < n; i++) {
+                        if (!snaps[i].has_reclaim_stall)
+                                continue;
+                        put_series(f, "mglrud_reclaim_stall_seconds_total", &snaps[i], NULL);
+                        fprintf(f, "%.9g\n", (double) snaps[i].reclaim_stall_ns / 1e9);
+                }
+        }
+        put_header(f, "mglrud_stall_guard_stops_total", "counter",
+                   "Jobs the stall guard ended because the cgroup's tasks stalled in reclaim.");
+        for (size_t i = 0; i < n; i++) {
+                put_series(f, "mglrud_stall_guard_stops_total", &snaps[i], NULL);
+                fprintf(f, "%u\n", snaps[i].guard_stops);
+        }
 
         if (d->streams.fast_path) {
                 const struct streams_stats *st = &d->streams;

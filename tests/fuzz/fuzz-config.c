@@ -133,6 +133,7 @@ static void check_daemon_equal(const struct config *a, const struct config *b) {
         fuzz_check(a->stream_fast_path == b->stream_fast_path);
         fuzz_check(a->refault_check == b->refault_check);
         fuzz_check(a->pressure_triggers == b->pressure_triggers);
+        fuzz_check(a->stall_guard == b->stall_guard);
 }
 
 /* Everything equal, locations and masks included (a copy, or an untouched config). */

@@ -91,6 +91,7 @@ enum daemon_key {
         DAEMON_KEY_STREAM_FAST_PATH,
         DAEMON_KEY_REFAULT_CHECK,
         DAEMON_KEY_PRESSURE_TRIGGERS,
+        DAEMON_KEY_STALL_GUARD,
         _DAEMON_KEY_MAX,
 };
 
@@ -121,6 +122,7 @@ struct config {
         bool refault_check;          /* RefaultCheck= check the kernel's refault counts against
                                       * mglrud's own (docs/design.md) */
         bool pressure_triggers;      /* PressureTriggers= stop reclaim within a second of stalls */
+        bool stall_guard;            /* StallGuard= end a job between chunks on reclaim stalls (BPF) */
 
         uint32_t daemon_set_mask;    /* (1u << enum daemon_key) for every key a file set */
 

@@ -26,6 +26,16 @@
 /* How long stopping waits for the chunk being written before it gives up on the thread. */
 #define ACTUATOR_STOP_TIMEOUT_USEC (10 * UINT64_C(1000000))
 
+/* The stall guard's source (docs/design.md, "Stall guard"): reads cgroup_id's cumulative time
+ * in reclaim (ns, the daemon's own threads not counted) into *ret_ns. Called from the worker
+ * thread between two chunks. Returns 0 or a negative errno (the check is skipped then). */
+typedef int (*actuator_stall_fn)(uint64_t cgroup_id, uint64_t *ret_ns, void *userdata);
+
+struct actuator_stall_source {
+        actuator_stall_fn read;         /* NULL: no guard */
+        void *userdata;
+};
+
 enum actuator_job_kind {
         ACTUATOR_JOB_DECISION,  /* a decision's lru_gen commands and memory.reclaim writes */
         ACTUATOR_JOB_DROP,      /* drop clean page-cache ranges of files (stream protection) */
@@ -68,6 +78,9 @@ struct actuator_job {
          * kept with the job, not with each of thousands of cgroups. */
         uint64_t baseline[3];
         uint8_t has_baseline;
+        const struct actuator_stall_source *stall; /* set by actuator_submit(); NULL: none */
+        uint64_t stall_limit_ns; /* the stall guard stops the job when its cgroup's tasks spent
+                                  * more than this in reclaim since it began; 0: no guard */
 
         /* results */
         unsigned failed;        /* writes that failed (a vanished cgroup is not a failure) */
@@ -76,6 +89,10 @@ struct actuator_job {
         bool vanished;          /* memory.reclaim said the cgroup is gone */
         bool cancelled;         /* stopped early: by shutdown, or by actuator_stop_cgroup() */
         bool stop;              /* actuator_stop_cgroup(): end after the chunk in flight; atomic */
+        bool stall_stopped;     /* the stall guard ended it (cancelled is set too) */
+        bool has_stall_base;    /* stall_base_ns was read (at the job's first check) */
+        uint64_t stall_base_ns; /* the cgroup's reclaim time when the job began */
+        uint64_t stall_ns;      /* ... and how much it grew until the last check */
         uint64_t finished_usec;
 
         struct actuator_job *next;
@@ -110,7 +127,8 @@ int actuator_drop_job_add(struct actuator_job *j, int fd, const char *path,
 void actuator_job_free(struct actuator_job *j);
 
 /* Runs every write of the job in order, in chunks of at most ACTUATOR_CHUNK_PAGES, checking
- * *cancel between chunks (NULL: never cancelled). Fills in the results. Blocking. */
+ * *cancel, j->stop and the stall guard (j->stall, j->stall_limit_ns) before every command and
+ * chunk (NULL cancel: never cancelled). Fills in the results. Blocking. */
 void actuator_run_job(struct actuator_job *j, const bool *cancel);
 
 /* Called on the event loop's thread for every finished job; it takes ownership of the job. */
@@ -144,6 +162,10 @@ struct actuator_stopped {
  * protection) go on: dropping a stream relieves pressure. NULL is fine. Returns what it
  * stopped. */
 struct actuator_stopped actuator_stop_cgroup(struct actuator *a, uint64_t cgroup_id);
+
+/* Sets the stall guard's source for the jobs submitted from now on (a copy is kept; NULL read:
+ * no guard). Call before submitting: the worker reads it without a lock. NULL a is fine. */
+void actuator_set_stall_source(struct actuator *a, const struct actuator_stall_source *src);
 
 /* Makes every queued job, and the rest of the running one, dry-run (or not: jobs submitted
  * with dry_run keep it). For a reload that turns DryRun= on: nothing is written after it. */

@@ -51,6 +51,12 @@ struct control_snapshot {
         bool paused;               /* paused for this cgroup (not counting a daemon-wide pause) */
         uint32_t pressure_stops;   /* pressure triggers that stopped reclaim here, cumulative */
         uint32_t stopped_jobs;     /* writes jobs they cancelled or cut short, cumulative */
+        uint32_t guard_stops;      /* jobs the stall guard ended (reclaim stalls), cumulative */
+        uint64_t guard_last_stall_ns; /* the reclaim time the guard saw at its last stop */
+        uint64_t guard_last_stop_usec; /* CLOCK_MONOTONIC of that stop */
+        bool has_reclaim_stall;    /* the stall guard is loaded: reclaim_stall_ns is read */
+        uint64_t reclaim_stall_ns; /* its tasks' time in direct/memcg reclaim (BPF), cumulative */
+        uint64_t reclaim_stall_count; /* ... reclaim episodes */
         uint64_t first_stop_usec;  /* CLOCK_MONOTONIC of the first stop, 0: none ... */
         uint64_t last_stop_usec;   /* ... and of the last */
         uint64_t last_write_usec;  /* ... of the end of the last job that evicted or reclaimed */
@@ -128,8 +134,19 @@ void control_cgroup_free(struct cgroup *cg);
  * now_usec: the time its pressure trigger must be armed (pressure-trigger.h). */
 bool control_cgroup_reclaiming(const struct cgroup *cg, uint64_t now_usec, uint64_t grace_usec);
 
-/* Records that cg's pressure trigger fired at now_usec and n_stopped of its write jobs were
- * cancelled or cut short (actuator_stop_cgroup()): T goes up and the next decision reclaims
- * nothing (policy_note_stall()). Returns the new T (0 before the first decision, and with
- * Mode=pressure, which has no T). */
-uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigned n_stopped);
+/* What stopped a cgroup's reclaim (control_cgroup_note_stall()). */
+enum control_stop_reason {
+        CONTROL_STOP_PRESSURE,          /* its PSI trigger (or the host's) fired */
+        CONTROL_STOP_RECLAIM_STALL,     /* the BPF stall guard ended a job between two chunks */
+};
+
+/* Records that cg's reclaim was stopped at now_usec for why and n_stopped of its write jobs were
+ * cancelled or cut short (actuator_stop_cgroup(), or the guard's own job): T goes up and the
+ * next decision reclaims nothing (policy_note_stall()). Returns the new T (0 before the first
+ * decision, and with Mode=pressure, which has no T). */
+uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigned n_stopped,
+                                   enum control_stop_reason why);
+
+/* Records the reclaim time (ns since the job began) the stall guard saw when it stopped cg's
+ * job, and when (now_usec), for the dump. */
+void control_cgroup_note_guard_stall(struct cgroup *cg, uint64_t now_usec, uint64_t stall_ns);

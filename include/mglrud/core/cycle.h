@@ -58,4 +58,7 @@ struct cycle_input {
          * were seen) and returns 0, or a negative errno. NULL without one (no BPF). */
         int (*own_refaults)(void *userdata, uint64_t cgroup_id, uint64_t *ret_pages);
         void *own_refaults_userdata;
+        uint64_t interval_usec;               /* Interval= (the stall guard's threshold) */
+        bool stall_guard;                     /* the BPF stall guard is loaded: reclaim jobs get
+                                               * a stall limit (docs/design.md, "Stall guard") */
 };

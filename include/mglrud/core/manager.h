@@ -72,6 +72,8 @@ struct host_idle {
         uint64_t read_usec;         /* CLOCK_MONOTONIC of the reading; 0: none yet */
 };
 
+struct reclaim_stall;
+
 struct manager {
         struct config config;
         char *config_file, *dropin_dir;
@@ -124,6 +126,11 @@ struct manager {
         uint64_t trigger_window_usec; /* 1 s, or 2 s when the kernel takes no less */
         bool triggers_unavailable;  /* the kernel takes no trigger (said once) */
         uint64_t pressure_stops;    /* cgroups whose reclaim a trigger stopped, cumulative */
+        struct reclaim_stall *stall_guard; /* the BPF stall guard (manager-triggers.c), NULL
+                                    * without BPF; once loaded it stays until manager_done():
+                                    * the writer thread reads it without a lock */
+        bool stall_guard_tried;     /* reclaim_stall_open() was attempted (and reported) */
+        uint64_t stall_guard_stops; /* jobs the stall guard ended, cumulative */
 };
 
 /* Daemon-wide figures that go with the per-cgroup snapshots (metrics, dump). */
@@ -137,6 +144,8 @@ struct daemon_stats {
         struct actuator_stats actuation;
         uint64_t pressure_stops;  /* cgroups whose reclaim a pressure trigger stopped */
         struct streams_stats streams; /* stream protection's fast path */
+        bool stall_guard;         /* the BPF stall guard is loaded */
+        uint64_t stall_guard_stops; /* jobs it ended */
         const struct host_idle *host_idle;
 };
 

@@ -110,6 +110,7 @@ static inline void assert_daemon_equal(const struct config *a, const struct conf
         assert_int_equal(a->stream_fast_path, b->stream_fast_path);
         assert_int_equal(a->refault_check, b->refault_check);
         assert_int_equal(a->pressure_triggers, b->pressure_triggers);
+        assert_int_equal(a->stall_guard, b->stall_guard);
 }
 
 /* [Defaults] with section i applied (what config_dump prints for it). */

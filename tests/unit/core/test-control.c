@@ -156,7 +156,7 @@ static void test_stall_during_job(void **state) {
 
         /* The trigger fires 500 ms into the job. */
         uint64_t stop = in.now_usec + 500000;
-        control_cgroup_note_stall(cg, stop, 1);
+        control_cgroup_note_stall(cg, stop, 1, CONTROL_STOP_PRESSURE);
         assert_false(control_cgroup_reclaiming(cg, stop, grace));
         struct control_snapshot snap;
         assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);

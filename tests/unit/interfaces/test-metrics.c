@@ -20,6 +20,8 @@ static const struct daemon_stats stats = {
         .cycle_usec = 1500,
         .interval_usec = 5000000,
         .actuation = { .jobs = 7, .writes = 12, .failed = 1, .asked_bytes = 50331648 },
+        .stall_guard = true,
+        .stall_guard_stops = 2,
 };
 
 /* Two cgroups: one with every figure and a path needing escapes, one without estimates/PSI. */
@@ -45,6 +47,12 @@ static void make_snapshots(struct control_snapshot s[2]) {
                 .refault_undercount = true,
                 .refault_undercount_sign = "own-count",
                 .pressure_stops = 3,
+                .has_reclaim_stall = true,
+                .reclaim_stall_ns = 1250000001,
+                .reclaim_stall_count = 9,
+                .guard_stops = 2,
+                .guard_last_stall_ns = 612000000,
+                .guard_last_stop_usec = 12345678,
         };
         s[1] = (struct control_snapshot) {
                 .path = "/b",
@@ -117,6 +125,13 @@ static void test_metrics_exact(void **state) {
                 "# TYPE mglrud_pressure_stops_total counter\n"
                 "mglrud_pressure_stops_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 3\n"
                 "mglrud_pressure_stops_total{cgroup=\"/b\"} 0\n"
+                "# HELP mglrud_reclaim_stall_seconds_total Time the cgroup's tasks spent in direct and memcg reclaim (BPF; mglrud's own writes not counted).\n"
+                "# TYPE mglrud_reclaim_stall_seconds_total counter\n"
+                "mglrud_reclaim_stall_seconds_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 1.25\n"
+                "# HELP mglrud_stall_guard_stops_total Jobs the stall guard ended because the cgroup's tasks stalled in reclaim.\n"
+                "# TYPE mglrud_stall_guard_stops_total counter\n"
+                "mglrud_stall_guard_stops_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 2\n"
+                "mglrud_stall_guard_stops_total{cgroup=\"/b\"} 0\n"
                 "# HELP mglrud_host_idle_bytes Bytes of every memcg by known idle time: bucket le holds the bytes not known to be idle longer than le seconds (a generation is idle at least as long as the next younger one exists; the youngest 0).\n"
                 "# TYPE mglrud_host_idle_bytes histogram\n"
                 "# HELP mglrud_host_idle_horizon_seconds The longest idle time the host's generations tell: nothing is known past it.\n"
@@ -226,6 +241,11 @@ static void test_dump(void **state) {
         /* Nothing counted and trusted: no line. */
         assert_null(strstr(strstr(text, "-> /b\n"), "File refaults"));
         assert_non_null(strstr(text, "        Reclaimed: anon 1M file 3B\n"));
+        assert_non_null(strstr(text, "        Stall guard: BPF, 2 jobs stopped\n"));
+        assert_non_null(strstr(text, "        Reclaim stall: 1.250s in 9 reclaims (BPF, all tasks "
+                                     "but mglrud's)\n        Stall guard stops: 2, the last at 12.346s "
+                                     "(monotonic) after 0.612s of reclaim stall during the job\n"
+                                     "-> /b\n"));
 }
 
 /* The idle-age families on a profile of generations idle ≥ 38, 10, 2 s and the youngest:

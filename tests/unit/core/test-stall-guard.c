@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The stall guard's check in the actuation path (docs/design.md, "Stall guard"): between two
+ * chunks the worker reads the job's cgroup's reclaim time from an injected source and ends the
+ * job once it grew past the job's limit since the job began; the completion says so. A cycle
+ * gives reclaim jobs the limit only with the guard loaded, and a guard stop is counted apart
+ * from the PSI triggers' stops. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "mglrud/core/actuator.h"
+#include "mglrud/core/control.h"
+#include "mglrud/core/pressure-trigger.h"
+#include "mglrud/shared/macro.h"
+
+#define CHUNK ((uint64_t) ACTUATOR_CHUNK_PAGES * 4096)
+#define LIMIT_NS (UINT64_C(50) * 1000 * 1000)
+
+/* A cgroup's reclaim time as the BPF map would give it: read n returns ns[n] (the last value
+ * once past the end), or error. */
+struct fake_stall {
+        uint64_t cgroup_id;     /* the only cgroup it answers for */
+        const uint64_t *ns;
+        size_t n_ns;
+        int error;
+        unsigned reads;
+};
+
+static int fake_read(uint64_t cgroup_id, uint64_t *ret_ns, void *userdata) {
+        struct fake_stall *f = userdata;
+        assert_int_equal(cgroup_id, f->cgroup_id);
+        unsigned i = f->reads++;
+        if (f->error)
+                return f->error;
+        *ret_ns = f->ns[MIN((size_t) i, f->n_ns - 1)];
+        return 0;
+}
+
+static struct actuator_job *done_job;
+
+static void on_done(struct actuator_job *j, void *userdata) {
+        assert_null(done_job);
+        done_job = j;
+}
+
+/* Runs a job of 8 chunks of memory.reclaim (a plain file in dir) with limit, against f,
+ * through an inline actuator. Returns the finished job. */
+static struct actuator_job *run_guarded(const char *dir, struct fake_stall *f, uint64_t limit) {
+        int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(dirfd >= 0);
+        int fd = openat(dirfd, "memory.reclaim", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        assert_true(fd >= 0);
+        close(fd);
+
+        struct actuator *a;
+        assert_int_equal(actuator_new(NULL, on_done, NULL, &a), 0);
+        actuator_set_stall_source(a, &(struct actuator_stall_source) { fake_read, f });
+        struct decision d = { .n_reclaims = 1 };
+        d.reclaims[0].bytes = 8 * CHUNK;
+        d.reclaims[0].swappiness = -1;
+        struct actuator_job *j = actuator_job_new(f->cgroup_id, "/t", dirfd, -1, 4096, false, &d);
+        assert_non_null(j);
+        j->stall_limit_ns = limit;
+        done_job = NULL;
+        assert_int_equal(actuator_submit(a, j), 0);
+        assert_non_null(done_job);
+        actuator_free(a);
+        close(dirfd);
+        return TAKE_PTR(done_job);
+}
+
+/* A burst in the cgroup during the second chunk (its tasks stall 60 ms in reclaim, past the
+ * 50 ms limit): the check before the third chunk ends the job, two chunks written of eight. */
+static void test_burst_stops_within_one_chunk(void **state) {
+        char dir[] = "/tmp/mglrud-test-guard.XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        /* reads: the job's start (base), before chunks 1, 2, 3 */
+        const uint64_t ns[] = { 7000000, 7000000, 9000000, 67000001 };
+        struct fake_stall f = { .cgroup_id = 42, .ns = ns, .n_ns = ELEMENTSOF(ns) };
+        struct actuator_job *j = run_guarded(dir, &f, LIMIT_NS);
+        assert_true(j->stall_stopped);
+        assert_true(j->cancelled);
+        assert_int_equal(j->asked_bytes, 2 * CHUNK);
+        assert_int_equal(j->stall_ns, 60000001);
+        assert_int_equal(f.reads, 4);
+        actuator_job_free(j);
+
+        /* At the limit is not past it: the job runs to its end. */
+        const uint64_t at[] = { 0, LIMIT_NS };
+        f = (struct fake_stall) { .cgroup_id = 42, .ns = at, .n_ns = ELEMENTSOF(at) };
+        j = run_guarded(dir, &f, LIMIT_NS);
+        assert_false(j->stall_stopped);
+        assert_false(j->cancelled);
+        assert_int_equal(j->asked_bytes, 8 * CHUNK);
+        assert_int_equal(j->stall_ns, LIMIT_NS);
+        actuator_job_free(j);
+
+        char cmd[64];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+}
+
+/* No limit (no guard for this job), or a source that cannot be read: every chunk is written. */
+static void test_no_limit_or_unreadable(void **state) {
+        char dir[] = "/tmp/mglrud-test-guard.XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        const uint64_t ns[] = { 0, UINT64_C(1) << 40 };
+        struct fake_stall f = { .cgroup_id = 7, .ns = ns, .n_ns = ELEMENTSOF(ns) };
+        struct actuator_job *j = run_guarded(dir, &f, 0);
+        assert_false(j->stall_stopped);
+        assert_int_equal(j->asked_bytes, 8 * CHUNK);
+        assert_int_equal(f.reads, 0);
+        actuator_job_free(j);
+
+        f = (struct fake_stall) { .cgroup_id = 7, .ns = ns, .n_ns = ELEMENTSOF(ns),
+                                  .error = -EBADF };
+        j = run_guarded(dir, &f, LIMIT_NS);
+        assert_false(j->stall_stopped);
+        assert_false(j->cancelled);
+        assert_int_equal(j->asked_bytes, 8 * CHUNK);
+        assert_true(f.reads > 1);
+        actuator_job_free(j);
+
+        char cmd[64];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+}
+
+static void write_at(int dirfd, const char *name, const char *text) {
+        int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, text, strlen(text)), (ssize_t) strlen(text));
+        close(fd);
+}
+
+static struct actuator_job *captured;
+
+static void capture_job(struct actuator_job *j, void *userdata) {
+        assert_null(captured);
+        captured = j;
+}
+
+/* A cycle's reclaim job carries the limit the PSI trigger would use within its window when the
+ * guard is loaded (none without); a guard stop counts as a guard stop, not a pressure stop, and
+ * raises T like one. */
+static void test_cycle_limit_and_guard_stop(void **state) {
+        char dir[] = "/tmp/mglrud-test-guard.XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        char cgdir[sizeof dir + 4];
+        snprintf(cgdir, sizeof cgdir, "%s/cg", dir);
+        assert_int_equal(mkdir(cgdir, 0755), 0);
+        int dirfd = open(cgdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(dirfd >= 0);
+        write_at(dirfd, "memory.stat", "anon 536870912\nfile 536870912\npgsteal_proactive 0\n");
+        write_at(dirfd, "memory.current", "1073741824\n");
+        write_at(dirfd, "memory.reclaim", "");
+        struct stat st;
+        assert_int_equal(fstat(dirfd, &st), 0);
+
+        struct cgroup *cg;
+        assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &cg), 0);
+        policy_init_defaults(&cg->policy);
+        cg->policy.mode = POLICY_MODE_PRESSURE; /* memory.reclaim, the TMO step */
+
+        struct actuator *act;
+        assert_int_equal(actuator_new(NULL, capture_job, NULL, &act), 0);
+        struct kernel_caps caps = { .page_size = 4096, .reclaim_swappiness = true };
+        struct report_sink report = {};
+        struct cycle_input in = { .now_usec = 1000000, .caps = &caps, .lrugen_write_fd = -1,
+                                  .report = &report, .interval_usec = 10000000,
+                                  .stall_guard = true };
+        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
+        assert_null(captured);
+        in.now_usec += 2000000;
+        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
+        assert_non_null(captured);
+        uint64_t want = policy_trigger_stall_usec(cg->policy.pressure_target, in.interval_usec,
+                                                  PRESSURE_TRIGGER_WINDOW_USEC) * 1000;
+        assert_true(want > 0);
+        assert_int_equal(captured->stall_limit_ns, want);
+
+        control_cgroup_note_guard_stall(cg, in.now_usec, want + 1);
+        control_cgroup_note_stall(cg, in.now_usec, 1, CONTROL_STOP_RECLAIM_STALL);
+        control_job_done(cg, TAKE_PTR(captured), &report);
+        struct control_snapshot snap;
+        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        assert_int_equal(snap.guard_stops, 1);
+        assert_int_equal(snap.pressure_stops, 0);
+        assert_int_equal(snap.stopped_jobs, 1);
+        assert_int_equal(snap.guard_last_stall_ns, want + 1);
+        assert_int_equal(snap.last_stop_usec, in.now_usec);
+        assert_int_equal(snap.guard_last_stop_usec, in.now_usec);
+
+        /* Without the guard, no limit. */
+        in.stall_guard = false;
+        in.now_usec += 20000000;
+        write_at(dirfd, "memory.stat", "anon 536870912\nfile 536870912\npgsteal_proactive 0\n");
+        for (int i = 0; i < 10 && !captured; i++) {
+                assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
+                in.now_usec += 10000000;
+        }
+        assert_non_null(captured);
+        assert_int_equal(captured->stall_limit_ns, 0);
+        actuator_job_free(TAKE_PTR(captured));
+
+        actuator_free(act);
+        control_cgroup_free(cg);
+        cgroup_free(cg);
+        close(dirfd);
+        char cmd[64];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_burst_stops_within_one_chunk),
+                cmocka_unit_test(test_no_limit_or_unreadable),
+                cmocka_unit_test(test_cycle_limit_and_guard_stop),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,121 @@
+# stall-guard: the BPF stall guard (StallGuard=) stops an over-aggressive reclaim within one
+# chunk of a reclaim stall, with the PSI triggers off so that the guard alone acts. As in
+# pressure-trigger: a cgroup (memory.max 200M) holds cold anon memory and a small hot
+# set (170 MiB cold); mglrud in Mode=pressure reclaims 60% of memory.current per cycle in 4 MiB
+# chunks to zram. While that job runs a second process allocates 160 MiB more than memory.max
+# has room for: the cgroup hits memory.max and its tasks stall in memcg reclaim, which the BPF program times. psi-watch notes when the
+# cgroup's PSI "some" total first grows after the burst and the proactive steal then; the
+# dump says when the guard stopped and how much reclaim stall it saw. Asserts the guard loaded,
+# stopped the job after the first stall, and that at most two chunks (the one in flight and the
+# one before the stall crossed the limit) were reclaimed after the first stall. Args:
+# MGLRUD_ARG_baseline=yes then runs the same burst with StallGuard=no (the job goes on, ~1 min
+# more); MGLRUD_ARG_interval (default 10s).
+need_bin mglrud
+need_bin mglructl
+need_bin psi-watch
+IVL="${MGLRUD_ARG_interval:-10s}"
+BASELINE="${MGLRUD_ARG_baseline:-no}"
+CHUNK_PAGES=1024
+ctl() { timeout 30 mglructl "$@"; }
+mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
+ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%d", (a - b) * 1000 }'; }
+
+# phase NAME GUARD: one run on a fresh cgroup; sets STALL_S, GUARD_S, AFTER_PAGES.
+phase() {
+	local name="$1" guard="$2" cg="guard.slice/$1" conf="/tmp/$1.conf"
+	cg_create "$cg" 200M
+	run_anon_tiers "$cg" "/tmp/$name-wl.log" 90 --cold 170 --warm 0 --hot 8 --duration 0 --report 5
+	local wl=$WL_PID
+	cat > "$conf" <<EOC
+[Daemon]
+Interval=$IVL
+PressureTriggers=no
+StallGuard=$guard
+
+[/guard.slice/$name]
+Mode=pressure
+ReclaimRatio=60%
+MaxStep=128M
+Swappiness=max
+EOC
+	local steal0
+	steal0=$(cg_stat "$cg" pgsteal_proactive)
+	mglrud --cgroup-root /sys/fs/cgroup --config "$conf" --log-level info > "/tmp/$name-mglrud.log" 2>&1 &
+	local d=$!
+	# The reclaim begins at the second cycle; wait until 8 MiB are in, a job is then writing.
+	local i=0
+	while [ "$(cg_stat "$cg" pgsteal_proactive)" -lt $((steal0 + 2048)) ] && [ $i -lt 800 ]; do
+		sleep 0.05; i=$((i + 1))
+	done
+	[ "$(cg_stat "$cg" pgsteal_proactive)" -ge $((steal0 + 2048)) ] || fail "$name: no 8 MiB reclaim within 40 s"
+	psi-watch --poll 2000 --duration 40 "$CG_ROOT/$cg" > "/tmp/$name-psi.log" 2>&1 &
+	local pw=$!
+	wait_event "/tmp/$name-psi.log" start 10 || fail "$name: psi-watch did not start"
+	# 160 MiB more than memory.max has room for: the burst reclaims while the big job writes
+	# (a burst that fits, or that the job makes room for, never stalls in reclaim).
+	local cur burst_mib
+	cur=$(cat "$CG_ROOT/$cg/memory.current")
+	burst_mib=$(( (200 * 1048576 - cur) / 1048576 + 160 ))
+	result "${name}_burst_mib" "$burst_mib"
+	cg_run "$cg" "/tmp/$name-burst.log" anon-tiers --cold "$burst_mib" --warm 0 --hot 0 --duration 0
+	local burst=$WL_PID
+	if ! wait_event "/tmp/$name-psi.log" stall 30; then
+		log "$name: memory.current $(cg_read "$cg" memory.current), events: $(tr '\n' ' ' < "$CG_ROOT/$cg/memory.events")"
+		log "$name: burst: $(tail -n 3 "/tmp/$name-burst.log" | tr '\n' ' ')"
+		result_file "$name-mglrud.log" "/tmp/$name-mglrud.log"
+		fail "$name: the burst never stalled"
+	fi
+	if [ "$guard" = yes ]; then
+		i=0
+		while ! grep -q 'reclaim stall (tasks spent' "/tmp/$name-mglrud.log" && [ $i -lt 300 ]; do
+			sleep 0.1; i=$((i + 1))
+		done
+		sleep 3 # the steal counter after the stop: nothing more may come
+	else
+		sleep 25 # the whole job (22 chunks) goes on
+	fi
+	ctl dump > "/tmp/$name-dump.txt" 2>&1 || fail "$name: mglructl dump"
+	kill "$pw" 2>/dev/null; wait "$pw"
+	kill -TERM "$d"; wait "$d"
+	kill "$wl" "$burst" 2>/dev/null; wait "$wl" "$burst" 2>/dev/null
+	STALL_S=$(awk -v u="$(event_get "/tmp/$name-psi.log" stall mono_us)" 'BEGIN { printf "%.3f", u / 1e6 }')
+	local steal_at_stall steal_end
+	steal_at_stall=$(event_get "/tmp/$name-psi.log" stall pgsteal_proactive)
+	steal_end=$(event_get "/tmp/$name-psi.log" final pgsteal_proactive)
+	AFTER_PAGES=$((steal_end - steal_at_stall))
+	GUARD_S=$(sed -n 's/.*Stall guard stops: .* the last at \([0-9.]*\)s.*/\1/p' "/tmp/$name-dump.txt" | head -n 1)
+	local seen_ns total
+	seen_ns=$(sed -n 's/.*reclaim stall (tasks spent .*; \([0-9]*\) ns).*/\1/p' "/tmp/$name-mglrud.log" | head -n 1)
+	total=$(sed -n 's/.*Reclaim stall: \([0-9.]*\)s in \([0-9]*\) reclaim.*/\1s in \2 reclaims/p' "/tmp/$name-dump.txt" | head -n 1)
+	result_file "$name-mglrud.log" "/tmp/$name-mglrud.log"
+	result_file "$name-dump.txt" "/tmp/$name-dump.txt"
+	result_file "$name-psi.log" "/tmp/$name-psi.log"
+	result "${name}_first_stall_s" "$STALL_S"
+	result "${name}_guard_stop_s" "${GUARD_S:-none}"
+	result "${name}_guard_saw_stall_ns" "${seen_ns:-none}"
+	result "${name}_reclaim_stall_total" "${total:-none}"
+	result "${name}_reclaimed_after_stall_mib" "$(mib $((AFTER_PAGES * 4096)))"
+	result "${name}_chunks_after_stall" "$(( (AFTER_PAGES + CHUNK_PAGES - 1) / CHUNK_PAGES ))"
+	[ -n "$GUARD_S" ] && result "${name}_stop_after_stall_ms" "$(ms "$GUARD_S" "$STALL_S")"
+	rmdir "$CG_ROOT/$cg" 2>/dev/null
+}
+
+phase on yes
+grep -q 'built without BPF' /tmp/on-mglrud.log && skip "built without BPF"
+grep -q 'Stall guard: timing' /tmp/on-mglrud.log ||
+	fail "the stall guard did not load: $(grep 'Stall guard' /tmp/on-mglrud.log | head -n 1)"
+[ -n "$GUARD_S" ] || fail "no stall guard stop in the dump (see on-dump.txt, on-mglrud.log)"
+stop_ms=$(ms "$GUARD_S" "$STALL_S")
+assert_ge "$stop_ms" 0 "the guard stopped after the first stall, not before (a false stop)"
+grep -q 'reclaim stopped' /tmp/on-mglrud.log || fail "no stop line in the log"
+assert_le "$AFTER_PAGES" $((2 * CHUNK_PAGES)) "at most two chunks reclaimed after the first stall"
+on_after=$AFTER_PAGES
+if [ "$BASELINE" = yes ]; then
+	phase off no
+	off_after=$AFTER_PAGES
+	grep -q 'Stall guard stops' /tmp/off-dump.txt && fail "StallGuard=no stopped anyway"
+	AFTER_PAGES=$on_after
+fi
+base=""
+[ -n "${off_after:-}" ] && base=" vs $(mib $((off_after * 4096))) MiB without the guard"
+pass "guard stop ${stop_ms} ms after the first stall; reclaimed after the stall $(mib $((AFTER_PAGES * 4096))) MiB$base"
