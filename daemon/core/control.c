@@ -46,8 +46,8 @@ struct prev_reading {
  * only state lives here (docs/design.md, "Memory"): the previous sample as far as the policy
  * reads it, the last decision as its summary (its commands went to the actuation path), the
  * policy state as the bytes it uses (policy_state_size(): only as many lruvec slots as it has,
- * at the end of this allocation), and after it, once a cycle had a histogram, what the idle-age
- * profile keeps (control-idle.h: the generations of the last reading, not the lruvecs); the
+ * at the end of this allocation), and after it, once a cycle had a histogram and a profile
+ * was asked for (cycle_input.idle_profile), what the idle-age profile keeps (control-idle.h: the generations of the last reading, not the lruvecs); the
  * decision and the lruvecs live in the cycle's scratch. */
 struct control_state {
         struct prev_reading prev;
@@ -622,8 +622,8 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
 
 /* Updates cg's idle-age profile from this cycle's reading (docs/design.md, "Idle-age
  * profile"): p is the policy decided with, t the decision's T, ps the policy state after it.
- * Gives the idle-age state the room for this reading's lruvecs at the end of cg's state, which
- * may move. Returns 0 or -ENOMEM (the profile then shows nothing). */
+ * Once a profile was asked for (in->idle_profile), gives the idle-age state the room for this
+ * reading's lruvecs at the end of cg's state, which may move. Returns 0 or -ENOMEM (the profile then shows nothing). */
 static int idle_update(struct cgroup *cg, const struct cycle_input *in,
                        const struct cgroup_reading *cur, const struct lrugen_lruvec *lruvecs,
                        size_t n_lruvecs, const struct policy *p, const struct policy_state *ps,
@@ -632,6 +632,13 @@ static int idle_update(struct cgroup *cg, const struct cycle_input *in,
         struct cgroup_sample sc;
 
         fill_sample(cur, lruvecs, n_lruvecs, in->lrugen && n_lruvecs > 0, &sc);
+        if (!in->idle_profile) {
+                /* No one asked for a profile yet: the LRU lists only (48 bytes, kept by every
+                 * cgroup), none of the idle-age state, which would cost every cgroup about 550
+                 * bytes and the cycle its forecasts for a profile no one reads. */
+                (void) control_idle_begin(&s->idle_lists, NULL, in, &sc);
+                return 0;
+        }
         if (!control_idle_begin(&s->idle_lists, idle_of(s), in, &sc))
                 return 0;
         size_t size = control_idle_state_size(n_lruvecs);

@@ -758,6 +758,7 @@ static void manager_cycle_input(struct manager *m, uint64_t now_usec,
                 .own_refaults_userdata = m->streams,
                 .interval_usec = m->interval_usec,
                 .stall_guard = m->stall_guard && m->config.stall_guard && !m->dry_run,
+                .idle_profile = m->idle_profile,
         };
 }
 
@@ -883,6 +884,14 @@ int manager_advise(struct manager *m, struct cgroup *cg, uint64_t now_usec, char
         struct cycle_input in;
         manager_cycle_input(m, now_usec, &limits, &in);
         return control_cgroup_advise(cg, &in, buf, size);
+}
+
+void manager_want_idle_profile(struct manager *m) {
+        if (m->idle_profile)
+                return;
+        m->idle_profile = true;
+        log_info("Idle-age profiles asked for: every managed cgroup keeps one from the next "
+                 "cycle on.");
 }
 
 int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,

@@ -203,6 +203,9 @@ static int method_dump(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 }
 
 static int method_metrics(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct bus_server *b = userdata;
+        /* The metrics carry the cgroups' idle-age profiles: a scraper asks again and again. */
+        manager_want_idle_profile(b->m);
         return reply_text(msg, userdata, metrics_format);
 }
 
@@ -353,6 +356,8 @@ static int method_idle_profile(sd_bus_message *msg, void *userdata, sd_bus_error
         size_t n;
         uint64_t now = now_monotonic_usec();
         const struct host_idle *h = &b->m->host_idle;
+        /* The first call turns the cgroups' profiles on: they show from the next cycle on. */
+        manager_want_idle_profile(b->m);
         int r = manager_snapshots(b->m, &d, &snaps, &n);
         if (r < 0)
                 return r;

@@ -350,6 +350,9 @@ int main(int argc, char **argv) {
                 return 1;
         }
 
+        /* Both print the cgroups' idle-age profiles. */
+        if (arg_once || arg_metrics_file)
+                manager_want_idle_profile(&m);
         if (arg_once) {
                 /* The first cycle only samples (no rates yet); the second decides and prints. */
                 int lvl = log_get_max_level();

@@ -61,4 +61,8 @@ struct cycle_input {
         uint64_t interval_usec;               /* Interval= (the stall guard's threshold) */
         bool stall_guard;                     /* the BPF stall guard is loaded: reclaim jobs get
                                                * a stall limit (docs/design.md, "Stall guard") */
+        /* Keep each cgroup's idle-age state (control-idle.h): on once a profile was asked for
+         * (manager_want_idle_profile()); until then no cgroup pays for it (docs/design.md,
+         * "Idle-age profile"). */
+        bool idle_profile;
 };

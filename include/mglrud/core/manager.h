@@ -121,6 +121,8 @@ struct manager {
         sd_event_source *streams_timer; /* the fast path's next run, when it must wait */
         uint64_t streams_fast_usec;     /* when the fast path last ran */
         struct host_idle host_idle; /* the host's idle-age profile, updated each cycle */
+        bool idle_profile;          /* the cgroups' profiles were asked for: each keeps its
+                                     * idle-age state from then on (manager_want_idle_profile()) */
 
         struct pressure_trigger *host_trigger; /* /proc/pressure/memory, manager-triggers.c */
         uint64_t trigger_window_usec; /* 1 s, or 2 s when the kernel takes no less */
@@ -177,6 +179,11 @@ int manager_advise(struct manager *m, struct cgroup *cg, uint64_t now_usec, char
 struct cgroup *manager_find_path(const struct manager *m, const char *path);
 /* Returns the managed cgroup with this cgroup id, or NULL. */
 struct cgroup *manager_find(const struct manager *m, uint64_t id);
+
+/* Turns the cgroups' idle-age profiles on (IdleProfile(), Metrics(), --once, --metrics-file):
+ * from the next cycle on every managed cgroup keeps its idle-age state (control-idle.h), about
+ * 550 bytes a cgroup that no one pays for until a profile is first asked for. It stays on. */
+void manager_want_idle_profile(struct manager *m);
 
 /* Takes the daemon stats and a snapshot of every managed cgroup (*ret_snaps is malloc'ed; it
  * borrows strings from m, see struct control_snapshot). Returns 0 or -ENOMEM. */

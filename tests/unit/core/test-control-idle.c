@@ -203,75 +203,132 @@ static void write_at(int dirfd, const char *name, const char *text) {
         close(fd);
 }
 
-/* Cycles of a cgroup with a histogram: the policy state gives the lruvec its slot after the
- * first cycle, which grows the controller state in front of the idle-age state; what is shown
- * after three cycles is the profile of the histogram and two intervals of re-access sums on the
- * default ladder. */
-static void test_cycles_keep_it(void **unused) {
-        char dir[] = "/tmp/mglrud-test-control-idle.XXXXXX";
-        assert_non_null(mkdtemp(dir));
-        char cgdir[sizeof dir + 4];
-        snprintf(cgdir, sizeof cgdir, "%s/cg", dir);
-        assert_int_equal(mkdir(cgdir, 0755), 0);
-        int dirfd = open(cgdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        assert_true(dirfd >= 0);
-        write_at(dirfd, "memory.stat", "anon 536870912\nfile 536870912\ninactive_anon 400000000\n"
-                                       "active_anon 136870912\ninactive_file 1000\n"
-                                       "active_file 2000\npgsteal 7\n");
-        write_at(dirfd, "memory.current", "1073741824\n");
-        struct stat st;
-        assert_int_equal(fstat(dirfd, &st), 0);
+/* A cgroup with a histogram, cycled by control_cgroup_cycle() in dry-run advice. */
+struct cycle_fixture {
+        char dir[64];
+        int dirfd;
         struct cgroup *cg;
-        assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &cg), 0);
-        policy_init_defaults(&cg->policy);
-        cg->policy.mode = POLICY_MODE_ADVISE;
+        struct lrugen l;
+        struct actuator *act;
+        struct kernel_caps caps;
+        struct report_sink report;
+        struct cycle_input in;
+};
+
+static void cycle_fixture_init(struct cycle_fixture *f) {
+        *f = (struct cycle_fixture) { .dir = "/tmp/mglrud-test-control-idle.XXXXXX" };
+        assert_non_null(mkdtemp(f->dir));
+        char cgdir[sizeof f->dir + 4];
+        snprintf(cgdir, sizeof cgdir, "%s/cg", f->dir);
+        assert_int_equal(mkdir(cgdir, 0755), 0);
+        f->dirfd = open(cgdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(f->dirfd >= 0);
+        write_at(f->dirfd, "memory.stat",
+                 "anon 536870912\nfile 536870912\ninactive_anon 400000000\n"
+                 "active_anon 136870912\ninactive_file 1000\nactive_file 2000\npgsteal 7\n");
+        write_at(f->dirfd, "memory.current", "1073741824\n");
+        struct stat st;
+        assert_int_equal(fstat(f->dirfd, &st), 0);
+        assert_int_equal(cgroup_new(f->dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &f->cg), 0);
+        policy_init_defaults(&f->cg->policy);
+        f->cg->policy.mode = POLICY_MODE_ADVISE;
 
         char text[512];
         snprintf(text, sizeof text,
                  "memcg %llu /cg\n node 0\n 3 30708 24716 0\n 4 18016 4524 0\n"
                  " 5 15396 2053 0\n 6 14612 0 13824\n", (unsigned long long) st.st_ino);
-        struct lrugen l = {};
-        assert_int_equal(lrugen_parse(text, strlen(text), &l), 0);
-        struct actuator *act;
-        assert_int_equal(actuator_new(NULL, NULL, NULL, &act), 0);
-        struct kernel_caps caps = { .page_size = 4096, .lrugen_write = true, .has_swap = true };
-        struct report_sink report = {};
-        struct cycle_input in = { .caps = &caps, .lrugen = &l, .lrugen_write_fd = -1,
-                                  .report = &report, .dry_run = true };
-        for (int i = 0; i < 3; i++) {
-                in.now_usec = (uint64_t) (1 + 2 * i) * SEC;
-                assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
-        }
+        assert_int_equal(lrugen_parse(text, strlen(text), &f->l), 0);
+        assert_int_equal(actuator_new(NULL, NULL, NULL, &f->act), 0);
+        f->caps = (struct kernel_caps) { .page_size = 4096, .lrugen_write = true,
+                                         .has_swap = true };
+        f->in = (struct cycle_input) { .caps = &f->caps, .lrugen = &f->l, .lrugen_write_fd = -1,
+                                       .report = &f->report, .dry_run = true,
+                                       .idle_profile = true };
+}
 
+/* Runs cycle i (at 1 + 2 i seconds). */
+static void cycle_fixture_run(struct cycle_fixture *f, int i) {
+        f->in.now_usec = (uint64_t) (1 + 2 * i) * SEC;
+        assert_int_equal(control_cgroup_cycle(f->cg, &f->in, f->act), 0);
+}
+
+/* Checks that the cgroup shows the histogram's profile as of cycle last, with the re-access
+ * sums of intervals intervals. */
+static void cycle_fixture_check(struct cycle_fixture *f, int last, unsigned intervals) {
         struct control_snapshot snap;
         struct control_idle x;
         struct idle_profile want;
-        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        uint64_t read_usec = (uint64_t) (1 + 2 * last) * SEC;
+        assert_int_equal(control_cgroup_snapshot(f->cg, &snap), 0);
+        assert_non_null(snap.idle_state);
         control_snapshot_idle(&snap, &x);
         assert_true(x.has_profile);
         assert_true(x.has_lists);
         assert_int_equal(x.inactive[LRUGEN_ANON], 400000000);
-        assert_int_equal(x.read_usec, 5 * SEC);
-        assert_int_equal(idle_profile_compute(l.lruvecs, 1, NULL, 5 * SEC, 4096,
+        assert_int_equal(x.read_usec, read_usec);
+        assert_int_equal(idle_profile_compute(f->l.lruvecs, 1, NULL, read_usec, 4096,
                                               idle_ladder_default_usec, IDLE_LADDER_DEFAULT_N,
                                               &want),
                          0);
         assert_memory_equal(&x.profile, &want, sizeof want);
         assert_ptr_equal(x.risk.ladder_usec, idle_ladder_default_usec);
         assert_int_equal(x.risk.n, IDLE_LADDER_DEFAULT_N);
-        assert_int_equal(x.risk.intervals, 2);
+        assert_int_equal(x.risk.intervals, intervals);
         assert_int_equal(x.risk.skipped, 0);
         assert_int_equal(x.forecasts[CONTROL_FORECAST_MIN].threshold_usec,
-                         cg->policy.min_cold_age_usec);
+                         f->cg->policy.min_cold_age_usec);
+}
 
-        actuator_free(act);
-        control_cgroup_free(cg);
-        cgroup_free(cg);
-        lrugen_done(&l);
-        close(dirfd);
+static void cycle_fixture_done(struct cycle_fixture *f) {
+        actuator_free(f->act);
+        control_cgroup_free(f->cg);
+        cgroup_free(f->cg);
+        lrugen_done(&f->l);
+        close(f->dirfd);
         char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
         assert_int_equal(system(cmd), 0);
+}
+
+/* Cycles of a cgroup with a histogram: the policy state gives the lruvec its slot after the
+ * first cycle, which grows the controller state in front of the idle-age state; what is shown
+ * after three cycles is the profile of the histogram and two intervals of re-access sums on the
+ * default ladder. */
+static void test_cycles_keep_it(void **unused) {
+        struct cycle_fixture f;
+        cycle_fixture_init(&f);
+        for (int i = 0; i < 3; i++)
+                cycle_fixture_run(&f, i);
+        cycle_fixture_check(&f, 2, 2);
+        cycle_fixture_done(&f);
+}
+
+/* Before a profile is asked for (cycle_input.idle_profile off) a cgroup keeps the LRU lists and
+ * no idle-age state; asked for, the state comes with the next cycle and shows what a cgroup that
+ * always had it shows, its re-access sums counted from that cycle on. */
+static void test_lazy_until_asked(void **unused) {
+        struct cycle_fixture f;
+        cycle_fixture_init(&f);
+        f.in.idle_profile = false;
+        for (int i = 0; i < 2; i++)
+                cycle_fixture_run(&f, i);
+        struct control_snapshot snap;
+        struct control_idle x;
+        assert_int_equal(control_cgroup_snapshot(f.cg, &snap), 0);
+        assert_null(snap.idle_state);
+        control_snapshot_idle(&snap, &x);
+        assert_false(x.has_profile);
+        assert_true(x.has_lists);
+        assert_int_equal(x.inactive[LRUGEN_ANON], 400000000);
+        assert_int_equal(x.read_usec, 3 * SEC);
+
+        f.in.idle_profile = true;
+        cycle_fixture_run(&f, 2);
+        cycle_fixture_check(&f, 2, 0);
+        for (int i = 3; i < 5; i++)
+                cycle_fixture_run(&f, i);
+        cycle_fixture_check(&f, 4, 2);
+        cycle_fixture_done(&f);
 }
 
 int main(void) {
@@ -281,6 +338,7 @@ int main(void) {
                 cmocka_unit_test(test_reaccess),
                 cmocka_unit_test(test_lruvecs_change),
                 cmocka_unit_test(test_cycles_keep_it),
+                cmocka_unit_test(test_lazy_until_asked),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
