@@ -68,12 +68,45 @@ int cgroup_set_path(struct cgroup *cg, const char *path) {
         return 0;
 }
 
+int cgroup_set_identity(struct cgroup *cg, const struct container_identity *ci,
+                        const struct cgroup_annotation *a) {
+        bool has_ci = ci && ci->kind != CONTAINER_KIND_NONE, has_a = cgroup_annotation_present(a);
+        struct container_identity *c = cg->container;
+        struct cgroup_annotation *n = cg->annotation;
+
+        /* Both allocated first, so that an OOM leaves cg as it was. */
+        if (has_ci && !c && !(c = malloc(sizeof *c)))
+                return -ENOMEM;
+        if (has_a && !n && !(n = malloc(sizeof *n))) {
+                if (c != cg->container)
+                        free(c);
+                return -ENOMEM;
+        }
+        if (has_ci)
+                *c = *ci;
+        else {
+                free(c);
+                c = NULL;
+        }
+        if (has_a)
+                *n = *a;
+        else {
+                free(n);
+                n = NULL;
+        }
+        cg->container = c;
+        cg->annotation = n;
+        return 0;
+}
+
 void cgroup_free(struct cgroup *cg) {
         if (!cg)
                 return;
         pressure_trigger_disarm(&cg->trigger);
         cgroup_files_close(&cg->files);
         free(cg->covered_ids);
+        free(cg->container);
+        free(cg->annotation);
         free_path_and_name(cg);
         free(cg);
 }

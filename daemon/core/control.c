@@ -221,21 +221,22 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
                 .min_cold_age_usec = cg->policy.min_cold_age_usec,
                 .max_cold_age_usec = cg->policy.max_cold_age_usec,
         };
-        const struct container_identity *ci = &cg->container;
-        if (ci->kind != CONTAINER_KIND_NONE) {
+        const struct container_identity *ci = cg->container;
+        const struct cgroup_annotation *a = cg->annotation;
+        if (ci && ci->kind != CONTAINER_KIND_NONE) {
                 ret->runtime = container_runtime_to_string(ci->runtime);
                 ret->container_id = ci->kind == CONTAINER_KIND_CONTAINER ? ci->id : NULL;
                 ret->pod_uid = ci->pod_uid[0] ? ci->pod_uid : NULL;
                 ret->qos_class = qos_class_to_string(ci->qos);
         }
-        if (cg->annotation.policy_name[0])
-                ret->annotated_policy = cg->annotation.policy_name;
-        for (unsigned k = 0; k < _POLICY_KEY_MAX; k++)
-                if (cg->annotation.set_mask & (1u << k)) {
+        if (a && a->policy_name[0])
+                ret->annotated_policy = a->policy_name;
+        for (unsigned k = 0; a && k < _POLICY_KEY_MAX; k++)
+                if (a->set_mask & (1u << k)) {
                         char v[48];
                         snprintf(ret->annotations[ret->n_annotations++], sizeof ret->annotations[0],
                                  "%s=%s", policy_key_to_string(k),
-                                 policy_key_format(v, sizeof v, &cg->annotation.overrides, k));
+                                 policy_key_format(v, sizeof v, &a->overrides, k));
                 }
         if (!s)
                 return 0;

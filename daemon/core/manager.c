@@ -671,9 +671,9 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                         log_managing(e, cg->name);
                 } else if ((r = cgroup_set_path(cg, e->path)) < 0)
                         goto out; /* renamed: ids are stable, paths are not */
+                if ((r = cgroup_set_identity(cg, &e->container, &e->annotation)) < 0)
+                        goto out;
                 cg->section = e->section;
-                cg->container = e->container;
-                cg->annotation = e->annotation;
                 cg->policy = e->policy;
                 control_cgroup_apply_overrides(cg);
                 cg->seen = true;
@@ -890,8 +890,13 @@ void manager_want_idle_profile(struct manager *m) {
         if (m->idle_profile)
                 return;
         m->idle_profile = true;
+        m->idle_profile_cycle = m->cycles;
         log_info("Idle-age profiles asked for: every managed cgroup keeps one from the next "
                  "cycle on.");
+}
+
+bool manager_idle_profile_ready(const struct manager *m) {
+        return m->idle_profile && m->cycles > m->idle_profile_cycle;
 }
 
 int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,

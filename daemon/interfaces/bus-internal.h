@@ -12,6 +12,10 @@
 #include "mglrud/interfaces/bus.h"
 
 /* One peer of the private socket: its sd-bus connection behind the guard. */
+/* Calls held for the next cycle at most (the rest are answered at once, with what there is):
+ * the memory a peer can pin this way is bounded. */
+#define BUS_MAX_WAITING 64
+
 struct bus_conn {
         struct bus_server *b;
         sd_bus *bus;
@@ -33,10 +37,18 @@ struct bus_server {
         sd_id128_t id;
         uint64_t last_refusal_log_usec;
         unsigned refusals_unlogged;
+        /* IdleProfile() and Metrics() calls that wait for the cgroups' profiles (the first
+         * calls turn them on; bus_server_cycle_done() answers them after the next cycle). */
+        sd_bus_message *waiting[BUS_MAX_WAITING];
+        size_t n_waiting;
 };
 
 /* The methods, served on the private socket and on the system bus. */
 extern const sd_bus_vtable bus_manager_vtable[];
+
+/* Answers a call that waited for the cgroups' idle-age profiles (IdleProfile(), Metrics()).
+ * Returns what sending the reply returns. */
+int bus_answer_waiting(struct bus_server *b, sd_bus_message *msg);
 
 /* Returns the private-socket connection whose sd-bus object is bus, or NULL (the system bus). */
 struct bus_conn *bus_find_conn(struct bus_server *b, sd_bus *bus);

@@ -292,9 +292,25 @@ int bus_server_new(struct manager *m, sd_event *e, const char *runtime_dir, bus_
         return 0;
 }
 
+void bus_server_cycle_done(struct bus_server *b) {
+        if (!b || b->n_waiting == 0 || !manager_idle_profile_ready(b->m))
+                return;
+        for (size_t i = 0; i < b->n_waiting; i++) {
+                /* A peer that went meanwhile makes the send fail: nothing to do about it. */
+                int r = bus_answer_waiting(b, b->waiting[i]);
+                if (r < 0)
+                        log_debug_errno(r, "Cannot answer a waiting %s() call: %m",
+                                        sd_bus_message_get_member(b->waiting[i]) ?: "?");
+                sd_bus_message_unref(b->waiting[i]);
+        }
+        b->n_waiting = 0;
+}
+
 void bus_server_free(struct bus_server *b) {
         if (!b)
                 return;
+        for (size_t i = 0; i < b->n_waiting; i++)
+                sd_bus_message_unref(b->waiting[i]);
         for (size_t i = 0; i < b->n_conns; i++)
                 conn_free(b->conns[i]);
         free(b->conns);

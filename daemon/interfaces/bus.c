@@ -202,11 +202,28 @@ static int method_dump(sd_bus_message *msg, void *userdata, sd_bus_error *error)
         return reply_text(msg, userdata, dump_format);
 }
 
+/* Turns the cgroups' idle-age profiles on for a call that shows them and returns true when it
+ * is to wait for them: kept from the next cycle on, they are not there yet. The call is then
+ * held (bus_server_cycle_done() answers it), so that it shows what it always showed, one
+ * interval later (docs/design.md, "Idle-age profile"). */
+static bool wait_for_profiles(struct bus_server *b, sd_bus_message *msg) {
+        manager_want_idle_profile(b->m);
+        if (manager_idle_profile_ready(b->m) || b->n_waiting == BUS_MAX_WAITING)
+                return false;
+        b->waiting[b->n_waiting++] = sd_bus_message_ref(msg);
+        return true;
+}
+
+static int metrics_reply(sd_bus_message *msg, struct bus_server *b) {
+        return reply_text(msg, b, metrics_format);
+}
+
 static int method_metrics(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         struct bus_server *b = userdata;
-        /* The metrics carry the cgroups' idle-age profiles: a scraper asks again and again. */
-        manager_want_idle_profile(b->m);
-        return reply_text(msg, userdata, metrics_format);
+        /* The metrics carry the cgroups' idle-age profiles (a scraper asks again and again). */
+        if (wait_for_profiles(b, msg))
+                return 1;
+        return metrics_reply(msg, b);
 }
 
 static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -346,8 +363,7 @@ static int append_idle(sd_bus_message *reply, const char *path, const struct idl
         return sd_bus_message_close_container(reply);
 }
 
-static int method_idle_profile(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        struct bus_server *b = userdata;
+static int idle_profile_reply(sd_bus_message *msg, struct bus_server *b) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_free_ struct control_snapshot *snaps = NULL;
         struct daemon_stats d;
@@ -356,8 +372,6 @@ static int method_idle_profile(sd_bus_message *msg, void *userdata, sd_bus_error
         size_t n;
         uint64_t now = now_monotonic_usec();
         const struct host_idle *h = &b->m->host_idle;
-        /* The first call turns the cgroups' profiles on: they show from the next cycle on. */
-        manager_want_idle_profile(b->m);
         int r = manager_snapshots(b->m, &d, &snaps, &n);
         if (r < 0)
                 return r;
@@ -378,6 +392,21 @@ static int method_idle_profile(sd_bus_message *msg, void *userdata, sd_bus_error
         return r < 0 ? r : sd_bus_send(NULL, reply, NULL);
 }
 
+static int method_idle_profile(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct bus_server *b = userdata;
+        if (wait_for_profiles(b, msg))
+                return 1;
+        return idle_profile_reply(msg, b);
+}
+
+int bus_answer_waiting(struct bus_server *b, sd_bus_message *msg) {
+        const char *member = sd_bus_message_get_member(msg);
+        int r = member && strcmp(member, "Metrics") == 0 ? metrics_reply(msg, b) :
+                                                           idle_profile_reply(msg, b);
+        /* What sd-bus does with a method's error, done here: the method returned long ago. */
+        return r < 0 ? sd_bus_reply_method_errno(msg, r, NULL) : r;
+}
+
 static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         struct bus_server *b = userdata;
         const char *path, *key, *value, *reason = NULL;
@@ -395,8 +424,8 @@ static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error) 
         if (k < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "%s=%s: unknown policy key", key, value);
-        const struct cgroup_match match = { .path = cg->path, .container = &cg->container,
-                                            .annotation = &cg->annotation };
+        const struct cgroup_match match = { .path = cg->path, .container = cg->container,
+                                            .annotation = cg->annotation };
         (void) config_policy_for(&b->m->config, &match, &base);
         r = control_cgroup_set_override(cg, &base, k, value, &reason);
         if (r == -EINVAL)

@@ -151,8 +151,15 @@ static int parse_argv(int argc, char **argv) {
         return 1;
 }
 
+/* What the cycle timer works on. */
+struct loop {
+        struct manager *m;
+        struct bus_server *bus; /* NULL when not served */
+};
+
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        struct manager *m = userdata;
+        struct loop *l = userdata;
+        struct manager *m = l->m;
         char status[256];
         int r = manager_cycle(m, now_monotonic_usec());
         if (r < 0) {
@@ -160,6 +167,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
                 return sd_event_exit(sd_event_source_get_event(s), r);
         }
         sd_notifyf(false, "STATUS=%s", manager_status(m, status, sizeof status));
+        bus_server_cycle_done(l->bus);
         if (arg_metrics_file) {
                 static int last_error;
                 r = metrics_write_file(m, arg_metrics_file);
@@ -250,7 +258,8 @@ static int run_loop(struct manager *m, sd_event *e) {
                 log_warning_errno(r, "Cannot enable the watchdog: %m");
         uint64_t now;
         sd_event_now(e, CLOCK_MONOTONIC, &now);
-        r = sd_event_add_time(e, &timer, CLOCK_MONOTONIC, now, USEC_PER_SEC / 10, on_timer, m);
+        struct loop loop = { .m = m, .bus = bus };
+        r = sd_event_add_time(e, &timer, CLOCK_MONOTONIC, now, USEC_PER_SEC / 10, on_timer, &loop);
         if (r < 0) {
                 log_error_errno(r, "Cannot add the cycle timer: %m");
                 goto out;

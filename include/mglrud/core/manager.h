@@ -123,6 +123,7 @@ struct manager {
         struct host_idle host_idle; /* the host's idle-age profile, updated each cycle */
         bool idle_profile;          /* the cgroups' profiles were asked for: each keeps its
                                      * idle-age state from then on (manager_want_idle_profile()) */
+        uint64_t idle_profile_cycle; /* cycles when they were */
 
         struct pressure_trigger *host_trigger; /* /proc/pressure/memory, manager-triggers.c */
         uint64_t trigger_window_usec; /* 1 s, or 2 s when the kernel takes no less */
@@ -182,8 +183,13 @@ struct cgroup *manager_find(const struct manager *m, uint64_t id);
 
 /* Turns the cgroups' idle-age profiles on (IdleProfile(), Metrics(), --once, --metrics-file):
  * from the next cycle on every managed cgroup keeps its idle-age state (control-idle.h), about
- * 550 bytes a cgroup that no one pays for until a profile is first asked for. It stays on. */
+ * 550 bytes a cgroup that no one pays for until a profile is first asked for (the bus holds the
+ * first calls until then: bus_server_cycle_done()). It stays on. */
 void manager_want_idle_profile(struct manager *m);
+
+/* Returns true when the cgroups' idle-age profiles are on and a cycle has kept them since: what
+ * IdleProfile() and Metrics() show is then what it always was. */
+bool manager_idle_profile_ready(const struct manager *m);
 
 /* Takes the daemon stats and a snapshot of every managed cgroup (*ret_snaps is malloc'ed; it
  * borrows strings from m, see struct control_snapshot). Returns 0 or -ENOMEM. */

@@ -24,5 +24,10 @@ typedef int (*bus_reload_t)(struct manager *m, char **ret_error);
 int bus_server_new(struct manager *m, sd_event *e, const char *runtime_dir, bus_reload_t reload,
                    struct bus_server **ret);
 
+/* Called after each cycle: answers the IdleProfile() and Metrics() calls that waited for the
+ * cgroups' idle-age profiles once the cycle kept them (manager_idle_profile_ready()). NULL is
+ * fine. */
+void bus_server_cycle_done(struct bus_server *b);
+
 /* Closes every connection, removes the socket and frees b. NULL is fine. */
 void bus_server_free(struct bus_server *b);
