@@ -42,19 +42,11 @@ struct prev_reading {
         bool has_own_refault_file;
 };
 
-/* What a cgroup's controller keeps between cycles. A node can run thousands of cgroups, so
- * only state lives here (docs/design.md, "Memory"): the previous sample as far as the policy
- * reads it, the last decision as its summary (its commands went to the actuation path), the
- * policy state as the bytes it uses (policy_state_size(): only as many lruvec slots as it has,
- * at the end of this allocation), and after it, once a cycle had a histogram and a profile
- * was asked for (cycle_input.idle_profile), what the idle-age profile keeps (control-idle.h: the generations of the last reading, not the lruvecs); the
- * decision and the lruvecs live in the cycle's scratch. */
-struct control_state {
-        struct prev_reading prev;
-        struct decision_summary last;
-        struct control_overrides *overrides; /* NULL without runtime overrides */
-        struct refault_trust refault;  /* are the kernel's refault counts to be trusted? */
-        struct control_idle_lists idle_lists; /* memory.stat's LRU lists, last reading */
+/* What a cgroup's jobs leave: the token of the one in flight, what they did, what stopped them.
+ * Allocated with the cgroup's first job (acts_get()), not with its state: in dry-run, in advice
+ * without lru_gen writes and on a cgroup that never had anything cold, it would be 128 bytes of
+ * zeros per cgroup (1.3 MB at 10,000). */
+struct control_acts {
         uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES];
         uint64_t stream_dropped_bytes; /* one-shot stream bytes asked to drop, cumulative */
         uint64_t in_flight_token;      /* the in-flight job's token (unique for the daemon's life) */
@@ -68,6 +60,22 @@ struct control_state {
         uint32_t guard_stops;          /* jobs the stall guard ended */
         uint64_t guard_last_stall_ns;  /* reclaim time the guard saw at its last stop */
         uint64_t guard_last_stop_usec; /* ... and when its job's completion was handled */
+};
+
+/* What a cgroup's controller keeps between cycles. A node can run thousands of cgroups, so
+ * only state lives here (docs/design.md, "Memory"): the previous sample as far as the policy
+ * reads it, the last decision as its summary (its commands went to the actuation path), the
+ * policy state as the bytes it uses (policy_state_size(): only as many lruvec slots as it has,
+ * at the end of this allocation), and after it, once a cycle had a histogram and a profile
+ * was asked for (cycle_input.idle_profile), what the idle-age profile keeps (control-idle.h: the generations of the last reading, not the lruvecs); the
+ * decision and the lruvecs live in the cycle's scratch. */
+struct control_state {
+        struct prev_reading prev;
+        struct decision_summary last;
+        struct control_overrides *overrides; /* NULL without runtime overrides */
+        struct refault_trust refault;  /* are the kernel's refault counts to be trusted? */
+        struct control_idle_lists idle_lists; /* memory.stat's LRU lists, last reading */
+        struct control_acts *acts;     /* NULL until its first job (acts_get()) */
         uint32_t policy_size;          /* bytes in policy; 0 before the first cycle */
         uint32_t idle_size;            /* bytes of the idle-age state after it (idle_of()) */
         bool has_prev;
@@ -104,8 +112,16 @@ void control_cgroup_free(struct cgroup *cg) {
         if (!s)
                 return;
         free(s->overrides);
+        free(s->acts);
         free(s);
         cg->userdata = NULL;
+}
+
+/* Returns s's job record, allocating it (zeroed) on first use, or NULL on OOM. */
+static struct control_acts *acts_get(struct control_state *s) {
+        if (!s->acts)
+                s->acts = calloc(1, sizeof *s->acts);
+        return s->acts;
 }
 
 void control_scratch_done(struct control_scratch *x) {
@@ -115,7 +131,17 @@ void control_scratch_done(struct control_scratch *x) {
 
 uint64_t control_cgroup_reclaimed_bytes(const struct cgroup *cg) {
         const struct control_state *s = cg->userdata;
-        return s ? s->reclaimed_bytes[LRUGEN_ANON] + s->reclaimed_bytes[LRUGEN_FILE] : 0;
+        return s && s->acts ? s->acts->reclaimed_bytes[LRUGEN_ANON] +
+                                      s->acts->reclaimed_bytes[LRUGEN_FILE] : 0;
+}
+
+size_t control_cgroup_state_bytes(const struct cgroup *cg) {
+        const struct control_state *s = cg->userdata;
+        if (!s)
+                return 0;
+        return (s->policy_size || s->idle_size ? idle_offset(s->policy_size) + s->idle_size :
+                                                 sizeof *s) +
+               (s->acts ? sizeof *s->acts : 0) + (s->overrides ? sizeof *s->overrides : 0);
 }
 
 /* Returns cg's state, allocating it on first use, or NULL on OOM. */
@@ -255,24 +281,27 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
                 policy_load(s, &ps);
                 ret->cold_age_usec = ps.cold_age_usec;
         }
-        memcpy(ret->reclaimed_bytes, s->reclaimed_bytes, sizeof ret->reclaimed_bytes);
-        ret->actions = s->actions;
-        ret->errors = s->errors;
-        ret->stream_files = s->stream_files;
-        ret->stream_dropped_bytes = s->stream_dropped_bytes;
+        const struct control_acts *acts = s->acts;
+        if (acts) {
+                memcpy(ret->reclaimed_bytes, acts->reclaimed_bytes, sizeof ret->reclaimed_bytes);
+                ret->actions = acts->actions;
+                ret->errors = acts->errors;
+                ret->stream_files = acts->stream_files;
+                ret->stream_dropped_bytes = acts->stream_dropped_bytes;
+                ret->pressure_stops = acts->pressure_stops;
+                ret->stopped_jobs = acts->stopped_jobs;
+                ret->guard_stops = acts->guard_stops;
+                ret->guard_last_stall_ns = acts->guard_last_stall_ns;
+                ret->guard_last_stop_usec = acts->guard_last_stop_usec;
+                ret->first_stop_usec = acts->first_stop_usec;
+                ret->last_stop_usec = acts->last_stop_usec;
+                ret->last_write_usec = acts->last_write_usec;
+        }
         ret->refault_undercount = s->refault.undercount;
         ret->refault_undercount_sign = s->refault.undercount ?
                 refault_check_verdict_to_string(s->refault.verdict) : NULL;
         ret->own_refault_pages = s->refault.own_pages;
         ret->kernel_refault_pages = s->refault.kernel_pages;
-        ret->pressure_stops = s->pressure_stops;
-        ret->stopped_jobs = s->stopped_jobs;
-        ret->guard_stops = s->guard_stops;
-        ret->guard_last_stall_ns = s->guard_last_stall_ns;
-        ret->guard_last_stop_usec = s->guard_last_stop_usec;
-        ret->first_stop_usec = s->first_stop_usec;
-        ret->last_stop_usec = s->last_stop_usec;
-        ret->last_write_usec = s->last_write_usec;
         if (s->has_last) {
                 const struct decision_summary *d = &s->last;
                 ret->reason = decision_reason_to_string(d->reason);
@@ -446,8 +475,8 @@ static const char *format_drop_latency(char *buf, size_t size, const struct actu
         return buf;
 }
 
-/* Counts and logs a finished drop job of cg (stream protection). */
-static void drop_done(struct cgroup *cg, struct control_state *s, const struct actuator_job *j) {
+/* Counts (into a) and logs a finished drop job of cg (stream protection). */
+static void drop_done(struct cgroup *cg, struct control_acts *a, const struct actuator_job *j) {
         uint64_t small_bytes = 0, small_first_crossed = 0;
         unsigned small_files = 0;
         const char *small_last = NULL;
@@ -458,9 +487,9 @@ static void drop_done(struct cgroup *cg, struct control_state *s, const struct a
                 const struct actuator_drop *d = &j->drops[i];
                 if (d->error < 0)
                         continue;
-                s->stream_dropped_bytes += d->length;
+                a->stream_dropped_bytes += d->length;
                 if (d->whole_file)
-                        s->stream_files++;
+                        a->stream_files++;
                 if (d->small_file) {
                         small_files++;
                         small_bytes += d->length;
@@ -490,15 +519,17 @@ static void drop_done(struct cgroup *cg, struct control_state *s, const struct a
  * from. */
 void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct report_sink *report) {
         struct control_state *s = cg ? cg->userdata : NULL;
+        struct control_acts *acts;
         uint64_t got_anon = 0, got_file = 0;
 
         if (cg && j->kind == ACTUATOR_JOB_DROP) {
-                if ((s = control_state_get(cg)))
-                        drop_done(cg, s, j);
+                if ((s = control_state_get(cg)) && (acts = acts_get(s)))
+                        drop_done(cg, acts, j);
                 actuator_job_free(j);
                 return;
         }
-        if (!s || !s->in_flight || s->in_flight_token != j->token) {
+        /* A job in flight has its record: submit() made it. */
+        if (!s || !s->in_flight || !(acts = s->acts) || acts->in_flight_token != j->token) {
                 /* The cgroup went away meanwhile, or stopped being managed and came back with
                  * a fresh state (same id): this job is not the one its state waits for. */
                 actuator_job_free(j);
@@ -506,7 +537,7 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
         }
         s->in_flight = false;
         if (s->in_flight_reclaims && j->asked_bytes > 0)
-                s->last_write_usec = j->finished_usec;
+                acts->last_write_usec = j->finished_usec;
         if (j->vanished)
                 cg->vanished = true;
         if (j->failed > 0 && j->decision.n_reclaims > 0 &&
@@ -516,7 +547,7 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
                 cg->files.reclaim_denied = true;
                 note_reclaim_denied(cg, s);
         } else if (j->failed > 0) {
-                s->errors += j->failed;
+                acts->errors += j->failed;
                 if (s->policy_size) {
                         struct policy_state ps;
                         policy_load(s, &ps);
@@ -535,7 +566,7 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
                 actuator_job_free(j);
                 return;
         }
-        s->actions++;
+        acts->actions++;
 
         struct cgroup_reading after;
         if (!cg->vanished && cgroup_read(cg, j->finished_usec, &after, NULL) >= 0) {
@@ -559,8 +590,8 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
                         got_anon = (uint64_t) (got_anon * k);
                         got_file = (uint64_t) (got_file * k);
                 }
-                s->reclaimed_bytes[LRUGEN_ANON] += got_anon;
-                s->reclaimed_bytes[LRUGEN_FILE] += got_file;
+                acts->reclaimed_bytes[LRUGEN_ANON] += got_anon;
+                acts->reclaimed_bytes[LRUGEN_FILE] += got_file;
         }
         const struct decision_summary *d = &j->decision;
         struct action_report ar = {
@@ -588,6 +619,9 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
                 if (decision_format(d, line, sizeof line) >= 0)
                         log_debug("%s: decision: %s", cg->name, line);
         }
+        struct control_acts *a = acts_get(s);
+        if (!a)
+                return -ENOMEM;
         struct actuator_job *j = actuator_job_new(cg->id, cg->name, cg->files.dirfd, in->lrugen_write_fd,
                                                   in->caps->page_size, in->dry_run, d);
         if (!j)
@@ -598,7 +632,7 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
         j->token = ++next_token;
         baseline_take(&cur->stat, j);
         s->in_flight = true;
-        s->in_flight_token = j->token;
+        a->in_flight_token = j->token;
         s->in_flight_stopped = false;
         s->in_flight_reclaims = !advise_ageing && !in->dry_run &&
                                 d->planned_bytes[LRUGEN_ANON] + d->planned_bytes[LRUGEN_FILE] > 0;
@@ -610,7 +644,7 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
                                                               PRESSURE_TRIGGER_WINDOW_USEC) *
                                     UINT64_C(1000);
         if (s->in_flight_reclaims)
-                s->last_reclaim_usec = cur->now_usec;
+                a->last_reclaim_usec = cur->now_usec;
         if (!advise_ageing) {
                 prev_take(cur, own, &s->prev);
                 s->has_prev = true;
@@ -877,15 +911,17 @@ bool control_cgroup_reclaiming(const struct cgroup *cg, uint64_t now_usec, uint6
                 return false;
         if (s->in_flight && s->in_flight_reclaims && !s->in_flight_stopped)
                 return true;
-        return s->last_reclaim_usec > 0 && now_usec - s->last_reclaim_usec <= grace_usec;
+        const struct control_acts *a = s->acts;
+        return a && a->last_reclaim_usec > 0 && now_usec - a->last_reclaim_usec <= grace_usec;
 }
 
 void control_cgroup_note_guard_stall(struct cgroup *cg, uint64_t now_usec, uint64_t stall_ns) {
         struct control_state *s = cg->userdata;
-        if (!s)
+        struct control_acts *a = s ? acts_get(s) : NULL;
+        if (!a)
                 return;
-        s->guard_last_stall_ns = stall_ns;
-        s->guard_last_stop_usec = now_usec;
+        a->guard_last_stall_ns = stall_ns;
+        a->guard_last_stop_usec = now_usec;
 }
 
 uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigned n_stopped,
@@ -893,18 +929,23 @@ uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigne
         struct control_state *s = cg->userdata;
         if (!s)
                 return 0;
-        if (why == CONTROL_STOP_RECLAIM_STALL)
-                s->guard_stops++;
-        else
-                s->pressure_stops++;
-        s->stopped_jobs += n_stopped;
-        if (!s->first_stop_usec)
-                s->first_stop_usec = now_usec;
-        s->last_stop_usec = now_usec;
+        /* A stop comes with a job, which has its record; without one (OOM) only the counts
+         * are lost. */
+        struct control_acts *a = acts_get(s);
+        if (a) {
+                if (why == CONTROL_STOP_RECLAIM_STALL)
+                        a->guard_stops++;
+                else
+                        a->pressure_stops++;
+                a->stopped_jobs += n_stopped;
+                if (!a->first_stop_usec)
+                        a->first_stop_usec = now_usec;
+                a->last_stop_usec = now_usec;
+                a->last_reclaim_usec = 0;
+        }
         /* Nothing counts as reclaiming until a decision submits again (the job being stopped
          * included): the trigger is re-armed when reclaim resumes. That job's end is still the
          * last write (its chunk in flight goes on), so it stays in_flight_reclaims. */
-        s->last_reclaim_usec = 0;
         s->in_flight_stopped = s->in_flight;
         if (!s->policy_size)
                 return 0;

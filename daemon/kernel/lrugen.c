@@ -580,12 +580,21 @@ static int publish(struct parser *ps) {
         return 0;
 }
 
-/* Gives back what a bigger histogram left: the arrays grow by doubling and would keep the
- * high-water mark of every cgroup (and dying memcg) the node ever listed. Shrunk to twice what is
- * in use once that is under a quarter of it. */
+/* Returns the records a histogram of n is given room for after its parse: n and a sixteenth
+ * (churn moves the count a little from one read to the next; the next parse then fits without
+ * a realloc), at least 64. */
+static size_t lruvecs_room(size_t n) {
+        return MAX(n + n / 16, (size_t) 64);
+}
+
+/* Gives back what the parse left unused: the records grow by doubling while the parse does not
+ * know their number, which would keep up to half of the array (216 bytes a record) empty every
+ * cycle, and the high-water mark of every cgroup (and dying memcg) the node ever listed. Records
+ * are cut to lruvecs_room() once they have more than an eighth to spare; the paths to twice what
+ * is in use once that is under a quarter of them. */
 static void lrugen_shrink(struct lrugen *l) {
-        if (l->lruvecs_cap > 64 && l->n_lruvecs < l->lruvecs_cap / 4) {
-                size_t cap = MAX(l->n_lruvecs * 2, (size_t) 64);
+        if (l->lruvecs_cap > lruvecs_room(l->n_lruvecs) + l->n_lruvecs / 16) {
+                size_t cap = lruvecs_room(l->n_lruvecs);
                 struct lrugen_lruvec *v = reallocarray(l->lruvecs, cap, sizeof *v);
                 if (v) {
                         l->lruvecs = v;

@@ -92,6 +92,11 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
 /* Returns the bytes mglrud reclaimed from cg so far (measured, not requested). */
 uint64_t control_cgroup_reclaimed_bytes(const struct cgroup *cg);
 
+/* Returns the bytes cg's controller state holds (docs/design.md, "Memory"): the state with its
+ * policy state and idle-age state, its job record once it had a job, its runtime overrides. 0
+ * before its first cycle. */
+size_t control_cgroup_state_bytes(const struct cgroup *cg);
+
 /* Fills *ret with cg's current state (zeros and reason "none" before the first cycle).
  * Returns 0, or -EINVAL on NULL arguments. */
 int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *ret);

@@ -431,9 +431,77 @@ static void test_reclaim_interrupted(void **state) {
         assert_int_equal(rmdir(dir), 0);
 }
 
+/* A cgroup's job record comes with its first job (control.c, acts_get()): dry-run cycles that
+ * decide a TMO step every time leave the state's size as the first cycle made it and show no
+ * counts; the first real job adds the record, and what it did is counted in it. */
+static void test_job_record_with_first_job(void **state) {
+        char dir[] = "/tmp/mglrud-test-control.XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        char cgdir[sizeof dir + 4];
+        snprintf(cgdir, sizeof cgdir, "%s/cg", dir);
+        assert_int_equal(mkdir(cgdir, 0755), 0);
+        int dirfd = open(cgdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(dirfd >= 0);
+        write_at(dirfd, "memory.stat", "anon 536870912\nfile 536870912\npgsteal_proactive 0\n");
+        write_at(dirfd, "memory.current", "1073741824\n");
+        write_at(dirfd, "memory.reclaim", "");
+        struct stat st;
+        assert_int_equal(fstat(dirfd, &st), 0);
+        struct cgroup *cg;
+        assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &cg), 0);
+        policy_init_defaults(&cg->policy);
+        cg->policy.mode = POLICY_MODE_PRESSURE;
+        struct actuator *act;
+        assert_int_equal(actuator_new(NULL, capture_job, NULL, &act), 0);
+        struct kernel_caps caps = { .page_size = 4096, .reclaim_swappiness = true };
+        struct report_sink report = {};
+        struct cycle_input in = { .now_usec = 1000000, .caps = &caps, .lrugen_write_fd = -1,
+                                  .report = &report, .dry_run = true };
+        captured = NULL; /* what earlier tests left */
+
+        assert_int_equal(control_cgroup_state_bytes(cg), 0);
+        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
+        size_t sampled = control_cgroup_state_bytes(cg);
+        assert_true(sampled > 0);
+        struct control_snapshot snap;
+        for (int i = 0; i < 3; i++) {
+                in.now_usec += 2000000;
+                assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
+                assert_null(captured);
+                assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+                assert_string_equal(snap.reason, "tmo-step"); /* decided, not written */
+                assert_int_equal(control_cgroup_state_bytes(cg), sampled);
+        }
+        assert_int_equal(snap.actions, 0);
+
+        in.dry_run = false;
+        in.now_usec += 2000000;
+        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
+        assert_non_null(captured);
+        assert_true(control_cgroup_state_bytes(cg) > sampled);
+        struct actuator_job *j = captured;
+        captured = NULL;
+        actuator_run_job(j, NULL);
+        write_at(dirfd, "memory.stat", "anon 536862720\nfile 536870912\npgsteal_proactive 2\n");
+        control_job_done(cg, j, &report);
+        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        assert_int_equal(snap.actions, 1);
+        assert_int_equal(snap.reclaimed_bytes[LRUGEN_ANON], 8192);
+        assert_int_equal(control_cgroup_reclaimed_bytes(cg), 8192);
+
+        actuator_free(act);
+        control_cgroup_free(cg);
+        cgroup_free(cg);
+        close(dirfd);
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_stale_completion_ignored),
+                cmocka_unit_test(test_job_record_with_first_job),
                 cmocka_unit_test(test_stall_during_job),
                 cmocka_unit_test(test_actuator_dry_run_switch),
                 cmocka_unit_test(test_actuator_stop_cgroup),
