@@ -74,10 +74,10 @@ struct control_state {
         struct decision_summary last;
         struct control_overrides *overrides; /* NULL without runtime overrides */
         struct refault_trust refault;  /* are the kernel's refault counts to be trusted? */
-        struct control_idle_lists idle_lists; /* memory.stat's LRU lists, last reading */
         struct control_acts *acts;     /* NULL until its first job (acts_get()) */
         uint32_t policy_size;          /* bytes in policy; 0 before the first cycle */
-        uint32_t idle_size;            /* bytes of the idle-age state after it (idle_of()) */
+        uint32_t idle_size;            /* bytes of the profile's part after it (lists_of(),
+                                        * idle_of()): 0 until a profile was asked for */
         bool has_prev;
         bool has_last;                 /* last holds a decision */
         bool paused;                   /* Pause(): sample, but do not decide or act */
@@ -100,11 +100,26 @@ static size_t idle_offset(size_t policy_size) {
         return (end + 7) & ~(size_t) 7;
 }
 
-/* Returns s's idle-age state, or NULL before its first cycle with a histogram. */
-static struct control_idle_state *idle_of(const struct control_state *s) {
+/* The profile's part of a state, at idle_offset(): memory.stat's LRU lists of the last reading
+ * (struct control_idle_lists), then, once a cycle had a histogram, the idle-age state; nothing
+ * before a profile was asked for (cycle_input.idle_profile): only the profiles read them. */
+#define LISTS_SIZE sizeof(struct control_idle_lists)
+_Static_assert(LISTS_SIZE % 8 == 0, "the idle-age state after the lists stays aligned");
+
+/* Returns s's LRU lists, or NULL before a profile was asked for. */
+static struct control_idle_lists *lists_of(const struct control_state *s) {
         if (!s->idle_size)
                 return NULL;
-        return (struct control_idle_state *) ((char *) s + idle_offset(s->policy_size));
+        return (struct control_idle_lists *) ((char *) s + idle_offset(s->policy_size));
+}
+
+/* Returns s's idle-age state, or NULL before its first cycle with a histogram once a profile
+ * was asked for. */
+static struct control_idle_state *idle_of(const struct control_state *s) {
+        if (s->idle_size <= LISTS_SIZE)
+                return NULL;
+        return (struct control_idle_state *) ((char *) s + idle_offset(s->policy_size) +
+                                              LISTS_SIZE);
 }
 
 void control_cgroup_free(struct cgroup *cg) {
@@ -266,7 +281,8 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
                 }
         if (!s)
                 return 0;
-        ret->idle_lists = s->idle_lists;
+        if (lists_of(s))
+                ret->idle_lists = *lists_of(s);
         ret->idle_state = idle_of(s);
         ret->paused = s->paused;
         for (unsigned k = 0; k < _POLICY_KEY_MAX && s->overrides; k++)
@@ -667,25 +683,30 @@ static int idle_update(struct cgroup *cg, const struct cycle_input *in,
         struct cgroup_sample sc;
 
         fill_sample(cur, lruvecs, n_lruvecs, in->lrugen && n_lruvecs > 0, &sc);
-        if (!in->idle_profile) {
-                /* No one asked for a profile yet: the LRU lists only (48 bytes, kept by every
-                 * cgroup), none of the idle-age state, which would cost every cgroup about 550
-                 * bytes and the cycle its forecasts for a profile no one reads. */
-                (void) control_idle_begin(&s->idle_lists, NULL, in, &sc);
+        /* No one asked for a profile yet: nothing, neither the LRU lists nor the idle-age
+         * state, which would cost every cgroup about 600 bytes and the cycle its forecasts for
+         * a profile no one reads. */
+        if (!in->idle_profile)
                 return 0;
+        if (!s->idle_size) {
+                struct control_state *grown = realloc(s, idle_offset(s->policy_size) + LISTS_SIZE);
+                if (!grown)
+                        return -ENOMEM;
+                cg->userdata = s = grown;
+                s->idle_size = LISTS_SIZE;
         }
-        if (!control_idle_begin(&s->idle_lists, idle_of(s), in, &sc))
+        if (!control_idle_begin(lists_of(s), idle_of(s), in, &sc))
                 return 0;
-        size_t size = control_idle_state_size(n_lruvecs);
+        size_t size = LISTS_SIZE + control_idle_state_size(n_lruvecs);
         if (size != s->idle_size) {
                 struct control_state *grown = realloc(s, idle_offset(s->policy_size) + size);
                 if (!grown) {
-                        if (s->idle_size)
+                        if (idle_of(s))
                                 idle_of(s)->has_profile = false;
                         return -ENOMEM;
                 }
                 cg->userdata = s = grown;
-                bool fresh = s->idle_size == 0;
+                bool fresh = s->idle_size <= LISTS_SIZE;
                 s->idle_size = (uint32_t) size;
                 if (fresh)
                         control_idle_init(idle_of(s));

@@ -26,7 +26,7 @@ enum control_forecast {
 const char *control_forecast_to_string(enum control_forecast f);
 
 /* memory.stat's LRU lists at a cgroup's last profiled reading: all a kernel without MGLRU tells
- * about use. Every managed cgroup keeps them (control.c). */
+ * about use. Every managed cgroup keeps them once a profile was asked for (control.c). */
 struct control_idle_lists {
         uint64_t active[_LRUGEN_NR_TYPES], inactive[_LRUGEN_NR_TYPES];
         uint64_t read_usec;         /* CLOCK_MONOTONIC of the reading; 0: none yet */
@@ -37,9 +37,9 @@ struct control_idle_lists {
  * lruvecs at the last reading (the profile is computed from them when shown, and the next
  * reading's re-access measurement compares against them), the forecasts made with that
  * reading's limits, and the re-access sums. It lives in the cgroup's controller state, after
- * the policy state, in the same allocation (control.c): control_idle_state_size(n_gens) bytes,
- * only once the cgroup's cycle has had a histogram. Cgroups of a host without lru_gen have
- * none. */
+ * the policy state and the LRU lists, in the same allocation (control.c):
+ * control_idle_state_size(n_gens) bytes, only once a profile was asked for and the cgroup's
+ * cycle has had a histogram. Cgroups of a host without lru_gen have none. */
 struct control_idle_state {
         uint64_t read_usec;         /* when gens was read */
         uint64_t steal;             /* memory.stat pgsteal then (has_steal) */
