@@ -44,8 +44,8 @@ struct prev_reading {
 
 /* What a cgroup's jobs leave: the token of the one in flight, what they did, what stopped them.
  * Allocated with the cgroup's first job (acts_get()), not with its state: in dry-run, in advice
- * without lru_gen writes and on a cgroup that never had anything cold, it would be 128 bytes of
- * zeros per cgroup (1.3 MB at 10,000). */
+ * without lru_gen writes and on a cgroup that never had anything cold, it would be 112 bytes of
+ * zeros per cgroup (1.1 MB at 10,000). */
 struct control_acts {
         uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES];
         uint64_t stream_dropped_bytes; /* one-shot stream bytes asked to drop, cumulative */
@@ -91,7 +91,7 @@ struct control_state {
                                         * then the idle-age state at idle_offset() */
 };
 
-/* Returns where the idle-age state of a state with policy_size bytes of policy starts (from
+/* Returns where the profile's part of a state with policy_size bytes of policy starts (from
  * the state's start), which is also the allocation's size without it: after the policy and the
  * struct, aligned for its 64-bit fields. */
 static size_t idle_offset(size_t policy_size) {

@@ -594,9 +594,14 @@ static size_t lruvecs_room(size_t n) {
  * is in use once that is under a quarter of them. */
 static void lrugen_shrink(struct lrugen *l) {
         if (l->lruvecs_cap > lruvecs_room(l->n_lruvecs) + l->n_lruvecs / 16) {
+                /* A copy, not realloc(): an allocator may shrink a block in place and keep its
+                 * tail (valgrind's does, so massif would count it), and this happens only when
+                 * the number of records fell or after the doubling, not every cycle. */
                 size_t cap = lruvecs_room(l->n_lruvecs);
-                struct lrugen_lruvec *v = reallocarray(l->lruvecs, cap, sizeof *v);
+                struct lrugen_lruvec *v = reallocarray(NULL, cap, sizeof *v);
                 if (v) {
+                        memcpy(v, l->lruvecs, l->n_lruvecs * sizeof *v);
+                        free(l->lruvecs);
                         l->lruvecs = v;
                         l->lruvecs_cap = cap;
                 }
