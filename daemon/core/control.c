@@ -68,6 +68,9 @@ struct control_state {
         uint32_t guard_stops;          /* jobs the stall guard ended */
         uint64_t guard_last_stall_ns;  /* reclaim time the guard saw at its last stop */
         uint64_t guard_last_stop_usec; /* ... and when its job's completion was handled */
+        uint32_t refault_guard_stops;  /* jobs the refault guard ended */
+        uint64_t refault_guard_last_pages, refault_guard_last_limit; /* at its last stop */
+        uint64_t refault_guard_last_stop_usec;
         uint32_t policy_size;          /* bytes in policy; 0 before the first cycle */
         uint32_t idle_size;            /* bytes of the idle-age state after it (idle_of()) */
         bool has_prev;
@@ -269,6 +272,10 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
         ret->guard_stops = s->guard_stops;
         ret->guard_last_stall_ns = s->guard_last_stall_ns;
         ret->guard_last_stop_usec = s->guard_last_stop_usec;
+        ret->refault_guard_stops = s->refault_guard_stops;
+        ret->refault_guard_last_pages = s->refault_guard_last_pages;
+        ret->refault_guard_last_limit = s->refault_guard_last_limit;
+        ret->refault_guard_last_stop_usec = s->refault_guard_last_stop_usec;
         ret->first_stop_usec = s->first_stop_usec;
         ret->last_stop_usec = s->last_stop_usec;
         ret->last_write_usec = s->last_write_usec;
@@ -608,6 +615,8 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
                                                               in->interval_usec,
                                                               PRESSURE_TRIGGER_WINDOW_USEC) *
                                     UINT64_C(1000);
+        if (in->refault_guard && s->in_flight_reclaims)
+                j->refault_share = control_refault_guard_share(d);
         if (s->in_flight_reclaims)
                 s->last_reclaim_usec = cur->now_usec;
         if (!advise_ageing) {
@@ -880,6 +889,34 @@ void control_cgroup_note_guard_stall(struct cgroup *cg, uint64_t now_usec, uint6
         s->guard_last_stop_usec = now_usec;
 }
 
+void control_cgroup_note_refault_burst(struct cgroup *cg, uint64_t now_usec, uint64_t pages,
+                                       uint64_t limit_pages) {
+        struct control_state *s = cg->userdata;
+        if (!s)
+                return;
+        s->refault_guard_last_pages = pages;
+        s->refault_guard_last_limit = limit_pages;
+        s->refault_guard_last_stop_usec = now_usec;
+}
+
+/* The share of what a job evicts that may come back while it runs. The tiering controller
+ * evicts pages idle for at least T (MinColdAge= and up: minutes), and RefaultTarget= tolerates
+ * refaults of 0.2% of the working set a minute; a job runs for seconds, so of the pages it
+ * evicts next to none should be read again before it ends. A quarter back within the job is
+ * two orders of magnitude above that: the job is evicting the working set (a TMO step that
+ * overshot, a T too short). Not lower, because the count lags: a page evicted by the chunk just
+ * written is read again only when its reader reaches it, and pages evicted before the job (by
+ * the kernel or the previous job) that come back now count too. */
+#define REFAULT_GUARD_SHARE 0.25
+
+double control_refault_guard_share(const struct decision *d) {
+        uint64_t file = d->planned_bytes[LRUGEN_FILE], total = file + d->planned_bytes[LRUGEN_ANON];
+        if (file == 0)
+                return 0; /* nothing of the page cache is evicted: nothing to come back */
+        /* The limit is on the pages asked so far, anon included: count only the file share. */
+        return REFAULT_GUARD_SHARE * (double) file / (double) total;
+}
+
 uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigned n_stopped,
                                    enum control_stop_reason why) {
         struct control_state *s = cg->userdata;
@@ -887,6 +924,8 @@ uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigne
                 return 0;
         if (why == CONTROL_STOP_RECLAIM_STALL)
                 s->guard_stops++;
+        else if (why == CONTROL_STOP_REFAULT_BURST)
+                s->refault_guard_stops++;
         else
                 s->pressure_stops++;
         s->stopped_jobs += n_stopped;

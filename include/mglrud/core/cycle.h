@@ -61,4 +61,6 @@ struct cycle_input {
         uint64_t interval_usec;               /* Interval= (the stall guard's threshold) */
         bool stall_guard;                     /* the BPF stall guard is loaded: reclaim jobs get
                                                * a stall limit (docs/design.md, "Stall guard") */
+        bool refault_guard;                   /* the refault guard's source is set: jobs that
+                                               * reclaim file pages get a refault limit (ibid.) */
 };

@@ -131,6 +131,11 @@ struct manager {
                                     * the writer thread reads it without a lock */
         bool stall_guard_tried;     /* reclaim_stall_open() was attempted (and reported) */
         uint64_t stall_guard_stops; /* jobs the stall guard ended, cumulative */
+        bool refault_guard;         /* the refault guard's source (stream protection's BPF map)
+                                     * is set in the actuation path: from then on m->streams stays
+                                     * loaded until manager_done(), the writer reads it */
+        uint64_t refault_guard_stops; /* jobs the refault guard ended, cumulative */
+        bool refault_guard_said;    /* said once that the refault guard is unavailable */
 };
 
 /* Daemon-wide figures that go with the per-cgroup snapshots (metrics, dump). */
@@ -146,6 +151,8 @@ struct daemon_stats {
         struct streams_stats streams; /* stream protection's fast path */
         bool stall_guard;         /* the BPF stall guard is loaded */
         uint64_t stall_guard_stops; /* jobs it ended */
+        bool refault_guard;       /* the refault guard is on (BPF, RefaultGuard=yes) */
+        uint64_t refault_guard_stops; /* jobs it ended */
         const struct host_idle *host_idle;
 };
 
@@ -177,6 +184,11 @@ int manager_advise(struct manager *m, struct cgroup *cg, uint64_t now_usec, char
 struct cgroup *manager_find_path(const struct manager *m, const char *path);
 /* Returns the managed cgroup with this cgroup id, or NULL. */
 struct cgroup *manager_find(const struct manager *m, uint64_t id);
+
+/* Takes the snapshot of cg, one of m's cgroups (control_cgroup_snapshot()), with the BPF stall
+ * guard's reclaim time of cg when it is loaded. */
+void manager_cgroup_snapshot(const struct manager *m, const struct cgroup *cg,
+                             struct control_snapshot *ret);
 
 /* Takes the daemon stats and a snapshot of every managed cgroup (*ret_snaps is malloc'ed; it
  * borrows strings from m, see struct control_snapshot). Returns 0 or -ENOMEM. */
