@@ -210,13 +210,14 @@ void manager_open_refault_guard(struct manager *m) {
 void manager_refault_guard_stop(struct manager *m, struct cgroup *cg,
                                 const struct actuator_job *j, uint64_t now_usec) {
         char rb[32], lb[32], ab[32];
-        char why[160];
+        char why[192];
         snprintf(why, sizeof why, "refault burst (%s of evicted file pages read again during the "
-                 "job, limit %s after %s asked; %llu pages)",
+                 "job, limit %s after %s asked; %llu pages back, %llu asked)",
                  format_bytes(rb, sizeof rb, j->refault_pages * j->page_size),
                  format_bytes(lb, sizeof lb, j->refault_limit_pages * j->page_size),
                  format_bytes(ab, sizeof ab, j->asked_bytes),
-                 (unsigned long long) j->refault_pages);
+                 (unsigned long long) j->refault_pages,
+                 (unsigned long long) (j->asked_bytes / j->page_size));
         control_cgroup_note_refault_burst(cg, now_usec, j->refault_pages, j->refault_limit_pages);
         stop_cgroup(m, cg, now_usec, why, CONTROL_STOP_REFAULT_BURST, 1);
         m->refault_guard_stops++;
