@@ -121,6 +121,35 @@ static int open_data(const struct streams_key *key, uint32_t generation, char *p
         return fd < 0 ? -errno : fd;
 }
 
+/* What every test works on: the managed cgroup of setup()'s tree (make_cgroup()) and a stream
+ * table reading its files through open_data(); made before each test, freed after it, skipped
+ * or failed alike. */
+struct subject {
+        struct streams *streams;
+        struct cgroup *cgroup;
+};
+
+static int subject_new(void **state) {
+        struct subject *t = calloc(1, sizeof *t);
+        assert_non_null(t);
+        t->cgroup = make_cgroup();
+        assert_int_equal(streams_new("/proc", &t->streams), 0);
+        streams_set_file_opener(t->streams, open_data, NULL);
+        *state = t;
+        return 0;
+}
+
+static int subject_free(void **state) {
+        struct subject *t = *state;
+        control_cgroup_free(t->cgroup);
+        cgroup_free(t->cgroup);
+        streams_free(t->streams);
+        free(t);
+        return 0;
+}
+
+#define SUBJECT_TEST(f) cmocka_unit_test_setup_teardown(f, subject_new, subject_free)
+
 static struct actuator_job *done_job;
 
 static void on_done(struct actuator_job *j, void *userdata) {
@@ -160,10 +189,9 @@ static void test_stream_dropped_behind_reader(void **state) {
         assert_int_equal(statfs(dir, &sfs), 0);
         if (sfs.f_type == 0x01021994 /* tmpfs */)
                 skip();
-        struct streams *s;
-        struct cgroup *cg = make_cgroup();
-        assert_int_equal(streams_new("/proc", &s), 0);
-        streams_set_file_opener(s, open_data, NULL);
+        struct subject *t = *state;
+        struct streams *s = t->streams;
+        struct cgroup *cg = t->cgroup;
         cache_file();
         uint64_t before = resident_pages(FILE_BYTES / PAGE);
         if (before < FILE_BYTES / PAGE / 2)
@@ -197,17 +225,12 @@ static void test_stream_dropped_behind_reader(void **state) {
         assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
         assert_int_equal(snap.stream_files, 1); /* the same file */
         assert_int_equal(snap.stream_dropped_bytes, 28 * MiB);
-
-        control_cgroup_free(cg);
-        cgroup_free(cg);
-        streams_free(s);
 }
 
 static void test_dry_run_and_advise_drop_nothing(void **state) {
-        struct streams *s;
-        struct cgroup *cg = make_cgroup();
-        assert_int_equal(streams_new("/proc", &s), 0);
-        streams_set_file_opener(s, open_data, NULL);
+        struct subject *t = *state;
+        struct streams *s = t->streams;
+        struct cgroup *cg = t->cgroup;
         cache_file();
         uint64_t before = resident_pages(24 * MiB / PAGE);
 
@@ -230,17 +253,12 @@ static void test_dry_run_and_advise_drop_nothing(void **state) {
         struct control_snapshot snap;
         assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
         assert_int_equal(snap.stream_dropped_bytes, 28 * MiB); /* counted as advised */
-
-        control_cgroup_free(cg);
-        cgroup_free(cg);
-        streams_free(s);
 }
 
 static void test_paused_or_off_get_nothing(void **state) {
-        struct streams *s;
-        struct cgroup *cg = make_cgroup();
-        assert_int_equal(streams_new("/proc", &s), 0);
-        streams_set_file_opener(s, open_data, NULL);
+        struct subject *t = *state;
+        struct streams *s = t->streams;
+        struct cgroup *cg = t->cgroup;
 
         assert_int_equal(control_cgroup_set_paused(cg, true), 0);
         assert_null(cycle(s, cg, 40 * MiB, false, false));
@@ -256,10 +274,6 @@ static void test_paused_or_off_get_nothing(void **state) {
         struct actuator_job *j = cycle(s, cg, 44 * MiB, true, false);
         assert_non_null(j);
         actuator_job_free(j);
-
-        control_cgroup_free(cg);
-        cgroup_free(cg);
-        streams_free(s);
 }
 
 
@@ -320,11 +334,10 @@ static struct actuator_job *cycle_at(struct streams *s, struct cgroup *cg, uint6
  * the crossing's time on the range; the next cycle, with the same counters, drops nothing
  * more. Without crossings the fast path does nothing, whatever the table holds. */
 static void test_fast_path_drops_between_cycles(void **state) {
-        struct streams *s;
-        struct cgroup *cg = make_cgroup();
+        struct subject *t = *state;
+        struct streams *s = t->streams;
+        struct cgroup *cg = t->cgroup;
         int r;
-        assert_int_equal(streams_new("/proc", &s), 0);
-        streams_set_file_opener(s, open_data, NULL);
 
         /* In the past: the drops end now, after the crossings. */
         uint64_t t0 = now_monotonic_usec() - 10 * USEC_PER_SEC;
@@ -382,10 +395,6 @@ static void test_fast_path_drops_between_cycles(void **state) {
         assert_null(fast(s, cg, crossed + 2 * USEC_PER_SEC + 5000, false, &r));
         assert_int_equal(r, 0);
         assert_false(streams_get_stats(s).fast_path);
-
-        control_cgroup_free(cg);
-        cgroup_free(cg);
-        streams_free(s);
 }
 
 /* n small files of size bytes, read whole, of cg: keys and counters from ino0 on. */
@@ -412,13 +421,12 @@ static void feed_small_files(struct streams *s, const struct cgroup *cg, size_t 
  * then: below 8M), do not count, so 60 more (7.5M) drop nothing, and 5 more (8.1M) drop those
  * 65, not the 20. */
 static void test_fast_path_inflow_of_last_interval(void **state) {
-        struct streams *s;
-        struct cgroup *cg = make_cgroup();
+        struct subject *t = *state;
+        struct streams *s = t->streams;
+        struct cgroup *cg = t->cgroup;
         struct streams_key keys[65];
         struct streams_val vals[65];
         int r;
-        assert_int_equal(streams_new("/proc", &s), 0);
-        streams_set_file_opener(s, open_data, NULL);
         uint64_t t0 = 4000 * USEC_PER_SEC;
 
         assert_null(cycle_at(s, cg, t0, NULL, NULL, 0));
@@ -436,10 +444,6 @@ static void test_fast_path_inflow_of_last_interval(void **state) {
         for (size_t i = 0; i < j->n_drops; i++)
                 assert_true(j->drops[i].small_file);
         actuator_job_free(j);
-
-        control_cgroup_free(cg);
-        cgroup_free(cg);
-        streams_free(s);
 }
 
 /* A stream of small files goes on across a cycle: 70 files of 128K (8.75M) dropped by the fast
@@ -448,13 +452,12 @@ static void test_fast_path_inflow_of_last_interval(void **state) {
  * is still 8.9M. (Counting from the cycle's drain, it waited for 8M more: 64 files, S2's grep
  * up to 2 s.) */
 static void test_fast_path_inflow_across_cycle(void **state) {
-        struct streams *s;
-        struct cgroup *cg = make_cgroup();
+        struct subject *t = *state;
+        struct streams *s = t->streams;
+        struct cgroup *cg = t->cgroup;
         struct streams_key keys[70];
         struct streams_val vals[70];
         int r;
-        assert_int_equal(streams_new("/proc", &s), 0);
-        streams_set_file_opener(s, open_data, NULL);
         uint64_t t0 = 6000 * USEC_PER_SEC;
 
         assert_null(cycle_at(s, cg, t0, NULL, NULL, 0));
@@ -476,10 +479,6 @@ static void test_fast_path_inflow_across_cycle(void **state) {
         assert_true(j->drops[0].small_file);
         assert_int_equal(j->drops[0].crossed_usec, crossed);
         control_job_done(cg, j, NULL);
-
-        control_cgroup_free(cg);
-        cgroup_free(cg);
-        streams_free(s);
 }
 
 /* 1,200 small files read whole between two cycles (75M: above the 8M inflow): the fast path
@@ -488,11 +487,10 @@ static void test_fast_path_inflow_across_cycle(void **state) {
  * 1,024 a second: 102 files 100 ms later, the last 74 after 100 ms more. A 2G range is cut to
  * the 1G of a second. */
 static void test_fast_path_budget(void **state) {
-        struct streams *s;
-        struct cgroup *cg = make_cgroup();
+        struct subject *t = *state;
+        struct streams *s = t->streams;
+        struct cgroup *cg = t->cgroup;
         int r;
-        assert_int_equal(streams_new("/proc", &s), 0);
-        streams_set_file_opener(s, open_data, NULL);
 
         uint64_t t0 = 1000 * USEC_PER_SEC, t1 = t0 + USEC_PER_SEC;
         assert_null(cycle_at(s, cg, t0, NULL, NULL, 0));
@@ -546,10 +544,6 @@ static void test_fast_path_budget(void **state) {
         assert_int_equal(j->drops[0].offset, 1024 * MiB);
         assert_int_equal(j->drops[0].length, 1024 * MiB);
         actuator_job_free(j);
-
-        control_cgroup_free(cg);
-        cgroup_free(cg);
-        streams_free(s);
 }
 
 struct count_ctx {
@@ -600,13 +594,12 @@ static void run_until_pending(sd_event *e, struct actuator *act, unsigned n) {
  * drop) came through the fast path, 5 more were not reported (a full ring buffer): the cycle
  * sees 8.1M read whole in its period and drops the 65. */
 static void test_cycle_after_fast_path(void **state) {
-        struct streams *s;
-        struct cgroup *cg = make_cgroup();
+        struct subject *t = *state;
+        struct streams *s = t->streams;
+        struct cgroup *cg = t->cgroup;
         struct streams_key keys[65];
         struct streams_val vals[65];
         int r;
-        assert_int_equal(streams_new("/proc", &s), 0);
-        streams_set_file_opener(s, open_data, NULL);
         uint64_t t0 = 5000 * USEC_PER_SEC;
 
         assert_null(cycle_at(s, cg, t0, NULL, NULL, 0));
@@ -617,10 +610,6 @@ static void test_cycle_after_fast_path(void **state) {
         assert_non_null(j);
         assert_int_equal(j->n_drops, 65);
         actuator_job_free(j);
-
-        control_cgroup_free(cg);
-        cgroup_free(cg);
-        streams_free(s);
 }
 
 /* The table holds the map's files and one batch of new ones: a second batch of new files before
@@ -628,11 +617,10 @@ static void test_cycle_after_fast_path(void **state) {
  * cycle, while a file the table has still gets its crossing. The watched cgroups follow the
  * cycle. */
 static void test_fast_path_table_full(void **state) {
-        struct streams *s;
-        struct cgroup *cg = make_cgroup();
+        struct subject *t = *state;
+        struct streams *s = t->streams;
+        struct cgroup *cg = t->cgroup;
         int r;
-        assert_int_equal(streams_new("/proc", &s), 0);
-        streams_set_file_opener(s, open_data, NULL);
         uint64_t t0 = 6000 * USEC_PER_SEC;
         const size_t n = STREAMS_MAP_ENTRIES;
         struct streams_key *keys = calloc(n, sizeof *keys);
@@ -674,9 +662,6 @@ static void test_fast_path_table_full(void **state) {
 
         free(keys);
         free(vals);
-        control_cgroup_free(cg);
-        cgroup_free(cg);
-        streams_free(s);
 }
 
 /* With the writer thread held on decisions whose memory.reclaim is a FIFO nobody reads: while
@@ -692,12 +677,11 @@ static void test_fast_path_queue_bounds(void **state) {
         assert_int_equal(sd_event_new(&e), 0);
         assert_int_equal(actuator_new(e, count_done, &c, &act), 0);
 
-        struct streams *s;
-        struct cgroup *cg = make_cgroup();
+        struct subject *t = *state;
+        struct streams *s = t->streams;
+        struct cgroup *cg = t->cgroup;
         struct cgroup *list[1] = { cg };
         struct kernel_caps caps = { .page_size = PAGE };
-        assert_int_equal(streams_new("/proc", &s), 0);
-        streams_set_file_opener(s, open_data, NULL);
         uint64_t t0 = 2000 * USEC_PER_SEC;
         struct cycle_input in = input_at(&caps, t0, false);
         assert_int_equal(streams_cycle(s, &in, list, 1, act), 0);
@@ -742,18 +726,14 @@ static void test_fast_path_queue_bounds(void **state) {
         close(rd_b);
         fifo_dir_free(fd_a, dir_a);
         fifo_dir_free(fd_b, dir_b);
-        control_cgroup_free(cg);
-        cgroup_free(cg);
-        streams_free(s);
 }
 
 /* Crossings of a cgroup with StreamProtection=no, or paused, are left alone by the fast path. */
 static void test_fast_path_unprotected(void **state) {
-        struct streams *s;
-        struct cgroup *cg = make_cgroup();
+        struct subject *t = *state;
+        struct streams *s = t->streams;
+        struct cgroup *cg = t->cgroup;
         int r;
-        assert_int_equal(streams_new("/proc", &s), 0);
-        streams_set_file_opener(s, open_data, NULL);
         uint64_t t0 = 3000 * USEC_PER_SEC;
         assert_null(cycle_at(s, cg, t0, NULL, NULL, 0));
         struct streams_key key = { .cgroup_id = cg->id, .ino = 1, .dev = 8 << 20 };
@@ -772,25 +752,21 @@ static void test_fast_path_unprotected(void **state) {
         struct actuator_job *j = fast(s, cg, t0 + 4000, false, &r);
         assert_non_null(j);
         actuator_job_free(j);
-
-        control_cgroup_free(cg);
-        cgroup_free(cg);
-        streams_free(s);
 }
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_stream_dropped_behind_reader),
-                cmocka_unit_test(test_dry_run_and_advise_drop_nothing),
-                cmocka_unit_test(test_paused_or_off_get_nothing),
-                cmocka_unit_test(test_fast_path_drops_between_cycles),
-                cmocka_unit_test(test_fast_path_budget),
-                cmocka_unit_test(test_fast_path_inflow_of_last_interval),
-                cmocka_unit_test(test_fast_path_inflow_across_cycle),
-                cmocka_unit_test(test_cycle_after_fast_path),
-                cmocka_unit_test(test_fast_path_table_full),
-                cmocka_unit_test(test_fast_path_queue_bounds),
-                cmocka_unit_test(test_fast_path_unprotected),
+                SUBJECT_TEST(test_stream_dropped_behind_reader),
+                SUBJECT_TEST(test_dry_run_and_advise_drop_nothing),
+                SUBJECT_TEST(test_paused_or_off_get_nothing),
+                SUBJECT_TEST(test_fast_path_drops_between_cycles),
+                SUBJECT_TEST(test_fast_path_budget),
+                SUBJECT_TEST(test_fast_path_inflow_of_last_interval),
+                SUBJECT_TEST(test_fast_path_inflow_across_cycle),
+                SUBJECT_TEST(test_cycle_after_fast_path),
+                SUBJECT_TEST(test_fast_path_table_full),
+                SUBJECT_TEST(test_fast_path_queue_bounds),
+                SUBJECT_TEST(test_fast_path_unprotected),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
