@@ -160,7 +160,7 @@ static bool stalled(struct actuator_job *j) {
 static bool refault_burst(struct actuator_job *j) {
         uint64_t pages;
         if (!j->refault || !j->refault->read || !(j->refault_share > 0) ||
-            j->kind != ACTUATOR_JOB_DECISION)
+            j->kind != ACTUATOR_JOB_DECISION || j->page_size == 0)
                 return false;
         if (j->refault->read(j->cgroup_id, &pages, j->refault->userdata) < 0)
                 return false;
