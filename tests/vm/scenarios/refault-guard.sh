@@ -4,26 +4,32 @@
 # once after mglrud started: its BPF program counts re-reads only of files it saw inserted).
 # mglrud, made over-aggressive (Mode=pressure, ReclaimRatio=90%, Swappiness=150), plans one job
 # that first evicts the page cache (file-only memory.reclaim writes, milliseconds per 4 MiB
-# chunk) and then the anon memory into zram (tens of milliseconds per chunk: what makes the job
+# chunk) and then anon memory into zram (tens of milliseconds per chunk: what makes the job
 # last). Once the job has reclaimed 8 MiB (its page-cache part is done by then), the warm set's
-# reader starts reading it again in a loop; the evicted pages come back (mglrud's own count, the one RefaultCheck uses).
-# Asserts that the guard loaded, stopped the job (log line with reason refault burst, dump,
-# mglructl --json dump), and that at most two chunks (the one in flight and the next) were
-# reclaimed after the re-reads began (pgsteal_proactive; what the kernel reclaimed over what
-# the whole job asked, a few hundred pages, is allowed on top). Args: MGLRUD_ARG_baseline=yes then runs the same with
-# RefaultGuard=no and shows the job going on (no stop, more chunks after the re-reads);
-# MGLRUD_ARG_interval (default 4s).
+# reader starts reading it again in a loop; the evicted pages come back (mglrud's own count,
+# the one RefaultCheck= uses). psi-watch --stat workingset_refault_file notes the first refault
+# (the shadow entries are intact: the kernel counts these) and pgsteal_proactive then. Asserts
+# that the guard loaded, stopped the job after the first refault (log line with reason refault
+# burst, dump, mglructl --json dump), and that at most two chunks (the one in flight and the
+# next) were reclaimed after the first refault; what the kernel reclaimed over what the whole
+# job asked (a few hundred pages: memory.reclaim works in batches) is allowed on top. Args:
+# MGLRUD_ARG_baseline=yes then runs the same with RefaultGuard=no and shows the job going on
+# (no stop, more chunks after the first refault); MGLRUD_ARG_interval (default 4s).
 need_bin mglrud
 need_bin mglructl
+need_bin psi-watch
 IVL="${MGLRUD_ARG_interval:-4s}"
 BASELINE="${MGLRUD_ARG_baseline:-no}"
 CHUNK_PAGES=1024
 ctl() { timeout 30 mglructl "$@"; }
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 mono() { cut -d' ' -f1 /proc/uptime; }
+ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%d", (a - b) * 1000 }'; }
 
-# phase NAME GUARD: one run on a fresh cgroup with a fresh daemon; sets AFTER_PAGES, STOPPED,
-# REREAD_S (uptime when the re-reads began) and STOP_WAIT_S (how long the stop took to show).
+# phase NAME GUARD: one run on a fresh cgroup with a fresh daemon; sets AFTER_PAGES (reclaimed
+# after the first refault), OVER_PAGES, STOPPED, REREAD_S (uptime when the reader started),
+# REFAULT_S (CLOCK_MONOTONIC of the first refault), GUARD_S (of the stop) and STOP_WAIT_S (how
+# long after the reader's start the stop showed in the log).
 phase() {
 	local name="$1" guard="$2" cg="test.slice/rg-$1" conf="/tmp/$1.conf"
 	sync; echo 3 > /proc/sys/vm/drop_caches
@@ -60,12 +66,20 @@ EOC
 		sleep 0.05; i=$((i + 1))
 	done
 	[ "$(cg_stat "$cg" pgsteal_proactive)" -ge $((steal0 + 2048)) ] || fail "$name: no 8 MiB reclaim within 20 s"
-	local steal_reread
-	steal_reread=$(cg_stat "$cg" pgsteal_proactive)
+	# The re-reads begin when the first evicted page is read again: psi-watch notes the first
+	# growth of workingset_refault_file (the shadow entries are intact: the kernel counts these)
+	# and pgsteal_proactive at that moment.
+	psi-watch --stat workingset_refault_file --poll 2000 --duration 20 "$CG_ROOT/$cg" > "/tmp/$name-rf.log" 2>&1 &
+	local pw=$!
+	wait_event "/tmp/$name-rf.log" start 10 || fail "$name: psi-watch did not start"
 	REREAD_S=$(mono)
 	cg_run "$cg" "/tmp/$name-reread.log" sh -c 'while :; do cat /data/hot.bin > /dev/null; sleep 0.2; done'
 	local reader=$WL_PID
-	log "$name: re-reads began at ${REREAD_S}s, $(( (steal_reread - steal0) >> 8 )) MiB reclaimed by then, memory.stat file $(( $(cg_stat "$cg" file) >> 20 )) MiB"
+	wait_event "/tmp/$name-rf.log" stall 10 || fail "$name: no refault counted within 10 s of the re-reads"
+	local steal_reread
+	steal_reread=$(event_get "/tmp/$name-rf.log" stall pgsteal_proactive)
+	REFAULT_S=$(awk -v u="$(event_get "/tmp/$name-rf.log" stall mono_us)" 'BEGIN { printf "%.3f", u / 1e6 }')
+	log "$name: reader started at ${REREAD_S}s, first refault at ${REFAULT_S}s, $(( (steal_reread - steal0) >> 8 )) MiB reclaimed by then"
 	if [ "$guard" = yes ]; then
 		i=0
 		while ! grep -q 'refault burst (' "/tmp/$name-mglrud.log" && [ $i -lt 150 ]; do
@@ -89,7 +103,8 @@ EOC
 	[ -n "$asked" ] && [ $((steal_end - steal0)) -gt "$asked" ] && OVER_PAGES=$((steal_end - steal0 - asked))
 	ctl dump > "/tmp/$name-dump.txt" 2>&1 || fail "$name: mglructl dump"
 	ctl --json dump > "/tmp/$name-dump.json" 2>&1 || fail "$name: mglructl --json dump"
-	kill "$reader" 2>/dev/null; wait "$reader" 2>/dev/null
+	kill "$reader" "$pw" 2>/dev/null; wait "$reader" "$pw" 2>/dev/null
+	GUARD_S=$(sed -n 's/.*Refault guard stops: .* the last at \([0-9.]*\)s.*/\1/p' "/tmp/$name-dump.txt" | head -n 1)
 	kill -TERM "$d"; wait "$d"
 	local rc=$?
 	kill "$wl" 2>/dev/null; wait "$wl" 2>/dev/null
@@ -100,9 +115,13 @@ EOC
 	result_file "$name-mglrud.log" "/tmp/$name-mglrud.log"
 	result_file "$name-dump.txt" "/tmp/$name-dump.txt"
 	result_file "$name-dump.json" "/tmp/$name-dump.json"
-	result "${name}_reclaimed_before_reread_mib" "$(mib $(( (steal_reread - steal0) * 4096 )))"
-	result "${name}_reclaimed_after_reread_mib" "$(mib $((AFTER_PAGES * 4096)))"
-	result "${name}_reclaimed_after_reread_pages" "$AFTER_PAGES"
+	result_file "$name-rf.log" "/tmp/$name-rf.log"
+	result "${name}_first_refault_s" "$REFAULT_S"
+	result "${name}_guard_stop_s" "${GUARD_S:-none}"
+	[ -n "$GUARD_S" ] && result "${name}_stop_after_first_refault_ms" "$(ms "$GUARD_S" "$REFAULT_S")"
+	result "${name}_reclaimed_before_first_refault_mib" "$(mib $(( (steal_reread - steal0) * 4096 )))"
+	result "${name}_reclaimed_after_first_refault_mib" "$(mib $((AFTER_PAGES * 4096)))"
+	result "${name}_reclaimed_after_first_refault_pages" "$AFTER_PAGES"
 	result "${name}_refault_stops" "$STOPPED"
 	result "${name}_kernel_over_reclaim_pages" "$OVER_PAGES"
 	[ -n "$line" ] && log "$name: $line"
@@ -121,9 +140,10 @@ grep -q 'Refault guard: counting' /tmp/on-mglrud.log ||
 grep -q 'reclaim stall (tasks spent' /tmp/on-mglrud.log && fail "the stall guard stopped the job, not the refault guard"
 grep -q 'Refault guard stops: 1,' /tmp/on-dump.txt || fail "no refault guard stop in the dump"
 grep -q '"RefaultGuardStops":1' /tmp/on-dump.json || fail "no RefaultGuardStops in mglructl --json dump"
-assert_le "$AFTER_PAGES" $((2 * CHUNK_PAGES + OVER_PAGES)) "at most two chunks (+ the kernel's $OVER_PAGES pages over what the job asked) reclaimed after the re-reads began"
+stop_ms=$(ms "$GUARD_S" "$REFAULT_S")
+assert_ge "$stop_ms" 0 "the guard stopped after the first refault, not before (a false stop)"
+assert_le "$AFTER_PAGES" $((2 * CHUNK_PAGES + OVER_PAGES)) "at most two chunks (+ the kernel's $OVER_PAGES pages over what the job asked) reclaimed after the first refault"
 on_after=$AFTER_PAGES on_wait=$STOP_WAIT_S
-result on_stop_after_reread_s "$on_wait"
 result on_phase_s "$(awk -v a="$(mono)" -v b="$t_start" 'BEGIN { printf "%.1f", a - b }')"
 base=""
 if [ "$BASELINE" = yes ]; then
@@ -134,4 +154,4 @@ if [ "$BASELINE" = yes ]; then
 	assert_gt "$AFTER_PAGES" $((2 * CHUNK_PAGES)) "without the guard the job goes on after the re-reads"
 	base=" vs $(mib $((AFTER_PAGES * 4096))) MiB without the guard"
 fi
-pass "refault guard stop ${on_wait}s after the re-reads began; reclaimed after them $(mib $((on_after * 4096))) MiB$base"
+pass "refault guard stop ${stop_ms} ms after the first refault; reclaimed after it $(mib $((on_after * 4096))) MiB$base"
