@@ -31,7 +31,7 @@
 
 /* Memory files kept open across all managed cgroups. Each one read holds a kernel buffer of at
  * least a page, charged to mglrud's cgroup: 32,768 files are 128 MiB with 4 KiB pages, which
- * keeps every file of 3,640 cgroups open, the three read every cycle of up to 10,922, and beyond
+ * keeps every file of 4,681 cgroups open, the three read every cycle of up to 10,922, and beyond
  * that only the directories (the files are then opened for each read, about twice the CPU). */
 #define MANAGER_KEPT_FILES_MAX 32768
 
