@@ -1,6 +1,8 @@
 /* psi-watch: tells when the tasks of a cgroup first stalled on memory, as precisely as a
  * poller can. Reads CGROUP/memory.pressure every --poll microseconds until the "some" total
- * grows by at least --min microseconds over its value at start, then prints
+ * grows by at least --min microseconds over its value at start (printed first as
+ *   event=start mono_us=<CLOCK_MONOTONIC of the first read> stall_us=<the total then>),
+ * then prints
  *   event=stall mono_us=<CLOCK_MONOTONIC of the read that saw it> stall_us=<growth>
  *         pgsteal_proactive=<memory.stat's, at that moment>
  * then, when the growth reaches --threshold microseconds (the daemon's trigger threshold),
@@ -119,9 +121,11 @@ int main(int argc, char **argv)
 	if (pfd < 0 || sfd < 0)
 		wl_die(errno, "%s/memory.pressure or memory.stat", argv[optind]);
 
-	uint64_t t0 = watched(pfd, sfd), end_ns = wl_now_ns() + duration * 1000000000ull;
+	uint64_t start_ns = wl_now_ns(), t0 = watched(pfd, sfd);
+	uint64_t end_ns = start_ns + duration * 1000000000ull;
 	bool seen = false, crossed = false;
-	printf("event=start stall_us=%llu\n", (unsigned long long) t0);
+	printf("event=start mono_us=%llu stall_us=%llu\n", (unsigned long long) (start_ns / 1000),
+	       (unsigned long long) t0);
 	fflush(stdout);
 	while (!wl_stop && wl_now_ns() < end_ns) {
 		uint64_t now_ns = wl_now_ns(), t = watched(pfd, sfd);
