@@ -98,6 +98,7 @@ void config_dump(const struct config *c, FILE *f) {
         dump_daemon_key(c, f, DAEMON_KEY_PRESSURE_TRIGGERS, c->pressure_triggers ? "yes" : "no",
                         NULL);
         dump_daemon_key(c, f, DAEMON_KEY_STALL_GUARD, c->stall_guard ? "yes" : "no", NULL);
+        dump_daemon_key(c, f, DAEMON_KEY_REFAULT_GUARD, c->refault_guard ? "yes" : "no", NULL);
 
         /* Locations go on a comment line of their own: appended to a long glob they could
          * push the header past the line length limit and the dump would not parse back. */

@@ -25,6 +25,7 @@ static const char *const daemon_key_names[_DAEMON_KEY_MAX] = {
         [DAEMON_KEY_REFAULT_CHECK] = "RefaultCheck",
         [DAEMON_KEY_PRESSURE_TRIGGERS] = "PressureTriggers",
         [DAEMON_KEY_STALL_GUARD] = "StallGuard",
+        [DAEMON_KEY_REFAULT_GUARD] = "RefaultGuard",
 };
 
 
@@ -71,6 +72,7 @@ void config_init(struct config *c) {
                 .refault_check = true,
                 .pressure_triggers = true,
                 .stall_guard = true,
+                .refault_guard = true,
         };
         policy_init_defaults(&c->defaults);
 }
@@ -198,6 +200,7 @@ int config_parse_daemon_key(struct config *c, enum daemon_key k, const char *val
                         c->pressure_triggers = def.pressure_triggers;
                         break;
                 case DAEMON_KEY_STALL_GUARD: c->stall_guard = def.stall_guard; break;
+                case DAEMON_KEY_REFAULT_GUARD: c->refault_guard = def.refault_guard; break;
                 default: break;
                 }
                 c->daemon_set_mask &= ~(1u << k);
@@ -275,6 +278,12 @@ int config_parse_daemon_key(struct config *c, enum daemon_key k, const char *val
                 if (r < 0)
                         return fail(ret_reason, "invalid boolean");
                 c->stall_guard = r;
+                break;
+        case DAEMON_KEY_REFAULT_GUARD:
+                r = parse_boolean(value);
+                if (r < 0)
+                        return fail(ret_reason, "invalid boolean");
+                c->refault_guard = r;
                 break;
         case _DAEMON_KEY_MAX:
                 break;

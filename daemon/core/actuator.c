@@ -29,6 +29,7 @@ struct actuator {
         bool stop;
         bool force_dry_run;                           /* actuator_set_dry_run() */
         struct actuator_stall_source stall;           /* actuator_set_stall_source() */
+        struct actuator_refault_source refault;       /* actuator_set_refault_source() */
         struct actuator_stats stats;                  /* under lock */
         struct actuator_job *running;                 /* the job the worker runs, under lock */
         int efd;
@@ -151,13 +152,43 @@ static bool stalled(struct actuator_job *j) {
         return true;
 }
 
+/* The refault guard (docs/design.md, "Stall guard"): returns true when more of the job's
+ * cgroup's evicted file pages came back since its first check than j->refault_share of the
+ * pages the job asked to reclaim by now. Pages that return while the job still runs were
+ * evicted seconds before: the job is taking the working set. One map lookup; a failed read
+ * skips the check. */
+static bool refault_burst(struct actuator_job *j) {
+        uint64_t pages;
+        if (!j->refault || !j->refault->read || !(j->refault_share > 0) ||
+            j->kind != ACTUATOR_JOB_DECISION || j->page_size == 0)
+                return false;
+        if (j->refault->read(j->cgroup_id, &pages, j->refault->userdata) < 0)
+                return false;
+        if (!j->has_refault_base) {
+                j->refault_base_pages = pages;
+                j->has_refault_base = true;
+                return false;
+        }
+        /* A count that went backwards (its map entry was recycled) starts the job's anew. */
+        if (pages < j->refault_base_pages)
+                j->refault_base_pages = pages;
+        j->refault_pages = pages - j->refault_base_pages;
+        j->refault_limit_pages = (uint64_t) ((double) (j->asked_bytes / j->page_size) *
+                                             j->refault_share);
+        if (j->refault_pages <= j->refault_limit_pages)
+                return false;
+        j->refault_stopped = true;
+        return true;
+}
+
 /* Returns true when the job must end before its next chunk: shutdown (*cancel), a stop of its
- * cgroup (actuator_stop_cgroup()), or a reclaim stall there (the guard). Marks it cancelled. */
+ * cgroup (actuator_stop_cgroup()), or a reclaim stall or a refault burst there (the guard).
+ * Marks it cancelled. */
 static bool cancelled(struct actuator_job *j, const bool *cancel) {
         if (j->cancelled)
                 return true;
         if ((cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)) ||
-            __atomic_load_n(&j->stop, __ATOMIC_RELAXED) || stalled(j))
+            __atomic_load_n(&j->stop, __ATOMIC_RELAXED) || stalled(j) || refault_burst(j))
                 j->cancelled = true;
         return j->cancelled;
 }
@@ -429,6 +460,7 @@ int actuator_submit(struct actuator *a, struct actuator_job *j) {
         j->next = NULL;
         j->force_dry_run = &a->force_dry_run;
         j->stall = &a->stall;
+        j->refault = &a->refault;
         if (!a->thread_started) {
                 actuator_run_job(j, NULL);
                 count_job(a, j);
@@ -529,6 +561,11 @@ struct actuator_stopped actuator_stop_cgroup(struct actuator *a, uint64_t cgroup
 void actuator_set_stall_source(struct actuator *a, const struct actuator_stall_source *src) {
         if (a)
                 a->stall = src ? *src : (struct actuator_stall_source) {};
+}
+
+void actuator_set_refault_source(struct actuator *a, const struct actuator_refault_source *src) {
+        if (a)
+                a->refault = src ? *src : (struct actuator_refault_source) {};
 }
 
 void actuator_set_dry_run(struct actuator *a, bool dry_run) {

@@ -44,8 +44,8 @@ struct prev_reading {
 
 /* What a cgroup's jobs leave: the token of the one in flight, what they did, what stopped them.
  * Allocated with the cgroup's first job (acts_get()), not with its state: in dry-run, in advice
- * without lru_gen writes and on a cgroup that never had anything cold, it would be 112 bytes of
- * zeros per cgroup (1.1 MB at 10,000). */
+ * without lru_gen writes and on a cgroup that never had anything cold, it would be 144 bytes of
+ * zeros per cgroup (1.4 MB at 10,000). */
 struct control_acts {
         uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES];
         uint64_t stream_dropped_bytes; /* one-shot stream bytes asked to drop, cumulative */
@@ -60,15 +60,19 @@ struct control_acts {
         uint32_t guard_stops;          /* jobs the stall guard ended */
         uint64_t guard_last_stall_ns;  /* reclaim time the guard saw at its last stop */
         uint64_t guard_last_stop_usec; /* ... and when its job's completion was handled */
+        uint32_t refault_guard_stops;  /* jobs the refault guard ended */
+        uint64_t refault_guard_last_pages, refault_guard_last_limit; /* at its last stop */
+        uint64_t refault_guard_last_stop_usec;
 };
 
 /* What a cgroup's controller keeps between cycles. A node can run thousands of cgroups, so
  * only state lives here (docs/design.md, "Memory"): the previous sample as far as the policy
  * reads it, the last decision as its summary (its commands went to the actuation path), the
  * policy state as the bytes it uses (policy_state_size(): only as many lruvec slots as it has,
- * at the end of this allocation), and after it, once a cycle had a histogram and a profile
- * was asked for (cycle_input.idle_profile), what the idle-age profile keeps (control-idle.h: the generations of the last reading, not the lruvecs); the
- * decision and the lruvecs live in the cycle's scratch. */
+ * at the end of this allocation), and after it, once a profile was asked for
+ * (cycle_input.idle_profile), what the idle-age profile keeps (control-idle.h: the LRU lists
+ * and the generations of the last reading, not the lruvecs); the decision and the lruvecs live
+ * in the cycle's scratch. */
 struct control_state {
         struct prev_reading prev;
         struct decision_summary last;
@@ -309,6 +313,10 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
                 ret->guard_stops = acts->guard_stops;
                 ret->guard_last_stall_ns = acts->guard_last_stall_ns;
                 ret->guard_last_stop_usec = acts->guard_last_stop_usec;
+                ret->refault_guard_stops = acts->refault_guard_stops;
+                ret->refault_guard_last_pages = acts->refault_guard_last_pages;
+                ret->refault_guard_last_limit = acts->refault_guard_last_limit;
+                ret->refault_guard_last_stop_usec = acts->refault_guard_last_stop_usec;
                 ret->first_stop_usec = acts->first_stop_usec;
                 ret->last_stop_usec = acts->last_stop_usec;
                 ret->last_write_usec = acts->last_write_usec;
@@ -659,6 +667,8 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
                                                               in->interval_usec,
                                                               PRESSURE_TRIGGER_WINDOW_USEC) *
                                     UINT64_C(1000);
+        if (in->refault_guard && s->in_flight_reclaims)
+                j->refault_share = control_refault_guard_share(d);
         if (s->in_flight_reclaims)
                 a->last_reclaim_usec = cur->now_usec;
         if (!advise_ageing) {
@@ -945,6 +955,35 @@ void control_cgroup_note_guard_stall(struct cgroup *cg, uint64_t now_usec, uint6
         a->guard_last_stop_usec = now_usec;
 }
 
+void control_cgroup_note_refault_burst(struct cgroup *cg, uint64_t now_usec, uint64_t pages,
+                                       uint64_t limit_pages) {
+        struct control_state *s = cg->userdata;
+        struct control_acts *a = s ? acts_get(s) : NULL;
+        if (!a)
+                return;
+        a->refault_guard_last_pages = pages;
+        a->refault_guard_last_limit = limit_pages;
+        a->refault_guard_last_stop_usec = now_usec;
+}
+
+/* The share of what a job evicts that may come back while it runs. The tiering controller
+ * evicts pages idle for at least T (MinColdAge= and up: minutes), and RefaultTarget= tolerates
+ * refaults of 0.2% of the working set a minute; a job runs for seconds, so of the pages it
+ * evicts next to none should be read again before it ends. A quarter back within the job is
+ * two orders of magnitude above that: the job is evicting the working set (a TMO step that
+ * overshot, a T too short). Not lower, because the count lags: a page evicted by the chunk just
+ * written is read again only when its reader reaches it, and pages evicted before the job (by
+ * the kernel or the previous job) that come back now count too. */
+#define REFAULT_GUARD_SHARE 0.25
+
+double control_refault_guard_share(const struct decision *d) {
+        uint64_t file = d->planned_bytes[LRUGEN_FILE], total = file + d->planned_bytes[LRUGEN_ANON];
+        if (file == 0)
+                return 0; /* nothing of the page cache is evicted: nothing to come back */
+        /* The limit is on the pages asked so far, anon included: count only the file share. */
+        return REFAULT_GUARD_SHARE * (double) file / (double) total;
+}
+
 uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigned n_stopped,
                                    enum control_stop_reason why) {
         struct control_state *s = cg->userdata;
@@ -956,6 +995,8 @@ uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigne
         if (a) {
                 if (why == CONTROL_STOP_RECLAIM_STALL)
                         a->guard_stops++;
+                else if (why == CONTROL_STOP_REFAULT_BURST)
+                        a->refault_guard_stops++;
                 else
                         a->pressure_stops++;
                 a->stopped_jobs += n_stopped;

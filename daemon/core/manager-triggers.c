@@ -12,6 +12,7 @@
 
 #include "mglrud/core/pressure-trigger.h"
 #include "mglrud/core/reclaim-stall.h"
+#include "mglrud/core/stream-protection.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/parse-util.h"
 
@@ -184,4 +185,40 @@ void manager_stall_guard_stop(struct manager *m, struct cgroup *cg,
         control_cgroup_note_guard_stall(cg, now_usec, j->stall_ns);
         stop_cgroup(m, cg, now_usec, why, CONTROL_STOP_RECLAIM_STALL, 1);
         m->stall_guard_stops++;
+}
+
+static int read_refaults(uint64_t cgroup_id, uint64_t *ret_pages, void *userdata) {
+        return streams_refault_pages(userdata, cgroup_id, ret_pages);
+}
+
+void manager_open_refault_guard(struct manager *m) {
+        if (m->refault_guard || !m->event || !m->config.refault_guard)
+                return;
+        if (!m->streams) {
+                if (!m->refault_guard_said)
+                        log_notice("Refault guard unavailable: no BPF program counts the re-reads "
+                                   "of evicted pages; PSI triggers alone stop reclaim.");
+                m->refault_guard_said = true;
+                return;
+        }
+        m->refault_guard = true;
+        actuator_set_refault_source(m->actuator, &(struct actuator_refault_source) {
+                .read = read_refaults, .userdata = m->streams });
+        log_info("Refault guard: counting re-reads of evicted file pages per cgroup with BPF.");
+}
+
+void manager_refault_guard_stop(struct manager *m, struct cgroup *cg,
+                                const struct actuator_job *j, uint64_t now_usec) {
+        char rb[32], lb[32], ab[32];
+        char why[192];
+        snprintf(why, sizeof why, "refault burst (%s of evicted file pages read again during the "
+                 "job, limit %s after %s asked; %llu pages back, %llu asked)",
+                 format_bytes(rb, sizeof rb, j->refault_pages * j->page_size),
+                 format_bytes(lb, sizeof lb, j->refault_limit_pages * j->page_size),
+                 format_bytes(ab, sizeof ab, j->asked_bytes),
+                 (unsigned long long) j->refault_pages,
+                 (unsigned long long) (j->asked_bytes / j->page_size));
+        control_cgroup_note_refault_burst(cg, now_usec, j->refault_pages, j->refault_limit_pages);
+        stop_cgroup(m, cg, now_usec, why, CONTROL_STOP_REFAULT_BURST, 1);
+        m->refault_guard_stops++;
 }

@@ -19,6 +19,16 @@ void manager_triggers_done(struct manager *m);
  * without BPF, load refused): the PSI triggers alone stop reclaim then. */
 void manager_open_stall_guard(struct manager *m);
 
+/* Hands the refault guard (docs/design.md, "Stall guard") its source, stream protection's
+ * BPF map of the daemon's own refault counts, once it is loaded, with an event loop and
+ * RefaultGuard=yes. Without it (no BPF) nothing changes: the PSI triggers act. */
+void manager_open_refault_guard(struct manager *m);
+
+/* The refault guard ended cg's job j between two chunks: the same stop as the stall guard's,
+ * reason refault-burst. */
+void manager_refault_guard_stop(struct manager *m, struct cgroup *cg,
+                                const struct actuator_job *j, uint64_t now_usec);
+
 /* The stall guard ended cg's job j between two chunks: cancels cg's queued writes and backs T
  * off as a pressure trigger does (control_cgroup_note_stall(), reason reclaim-stall). */
 void manager_stall_guard_stop(struct manager *m, struct cgroup *cg,

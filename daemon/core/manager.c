@@ -212,13 +212,15 @@ static void manager_watch_streams(struct manager *m) {
         }
 }
 
-/* Loads the stream-protection BPF program once, if some section wants it or RefaultCheck= (its
- * own refault count comes from the same program). Without it the daemon works as before, and
- * says why once. */
+/* Loads the stream-protection BPF program once, if some section wants it, RefaultCheck= or
+ * RefaultGuard= (the own refault count comes from the same program). Without it the daemon
+ * works as before, and says why once. Once the refault guard reads its map from the writer
+ * thread, it stays loaded until exit. */
 static void manager_open_streams(struct manager *m) {
         const uint32_t key = 1u << POLICY_KEY_STREAM_PROTECTION;
         bool wanted = m->config.defaults.stream_protection != STREAM_PROTECTION_NO ||
-                      m->config.refault_check;
+                      m->config.refault_check || m->refault_guard ||
+                      (m->config.refault_guard && m->event); /* --once: no writer thread */
         /* A section that does not set the key has [Defaults]' value, not its own built-in one. */
         for (size_t i = 0; i < m->config.n_sections; i++) {
                 const struct policy_section *sec = &m->config.sections[i];
@@ -257,6 +259,7 @@ static void manager_open_streams(struct manager *m) {
         streams_set_fast_path(m->streams, m->config.stream_fast_path && m->event);
         m->caps.kernel.stream_drops = m->streams != NULL;
         manager_watch_streams(m);
+        manager_open_refault_guard(m);
 }
 
 /* The own refault count of a cgroup (cycle_input.own_refaults), from stream protection's BPF
@@ -272,6 +275,8 @@ static void manager_job_done(struct actuator_job *j, void *userdata) {
         streams_job_done(m->streams, j);
         if (cg && j->stall_stopped)
                 manager_stall_guard_stop(m, cg, j, now_monotonic_usec());
+        else if (cg && j->refault_stopped)
+                manager_refault_guard_stop(m, cg, j, now_monotonic_usec());
         control_job_done(cg, j, &m->report);
 }
 
@@ -759,6 +764,7 @@ static void manager_cycle_input(struct manager *m, uint64_t now_usec,
                 .interval_usec = m->interval_usec,
                 .stall_guard = m->stall_guard && m->config.stall_guard && !m->dry_run,
                 .idle_profile = m->idle_profile,
+                .refault_guard = m->refault_guard && m->config.refault_guard && !m->dry_run,
         };
 }
 
@@ -899,18 +905,21 @@ bool manager_idle_profile_ready(const struct manager *m) {
         return m->idle_profile && m->cycles > m->idle_profile_cycle;
 }
 
+void manager_cgroup_snapshot(const struct manager *m, const struct cgroup *cg,
+                             struct control_snapshot *ret) {
+        (void) control_cgroup_snapshot(cg, ret);
+        ret->has_reclaim_stall = m->stall_guard &&
+                reclaim_stall_read(m->stall_guard, cg->id, &ret->reclaim_stall_ns,
+                                   &ret->reclaim_stall_count) >= 0;
+}
+
 int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,
                       struct control_snapshot **ret_snaps, size_t *ret_n) {
         struct control_snapshot *s = calloc(MAX(m->n_cgroups, (size_t) 1), sizeof *s);
         if (!s)
                 return -ENOMEM;
-        for (size_t i = 0; i < m->n_cgroups; i++) {
-                (void) control_cgroup_snapshot(m->cgroups[i], &s[i]);
-                s[i].has_reclaim_stall = m->stall_guard &&
-                        reclaim_stall_read(m->stall_guard, m->cgroups[i]->id,
-                                           &s[i].reclaim_stall_ns,
-                                           &s[i].reclaim_stall_count) >= 0;
-        }
+        for (size_t i = 0; i < m->n_cgroups; i++)
+                manager_cgroup_snapshot(m, m->cgroups[i], &s[i]);
         *ret_stats = (struct daemon_stats) {
                 .cycles = m->cycles,
                 .n_cgroups = m->n_cgroups,
@@ -921,6 +930,8 @@ int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,
                 .pressure_stops = m->pressure_stops,
                 .stall_guard = m->stall_guard != NULL,
                 .stall_guard_stops = m->stall_guard_stops,
+                .refault_guard = m->refault_guard && m->config.refault_guard,
+                .refault_guard_stops = m->refault_guard_stops,
                 .actuation = m->actuator ? actuator_get_stats(m->actuator)
                                          : (struct actuator_stats) {},
                 .streams = streams_get_stats(m->streams),

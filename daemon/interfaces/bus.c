@@ -141,6 +141,20 @@ static int append_snapshot(sd_bus_message *reply, const struct control_snapshot 
             (r = sd_bus_message_append(reply, "{sv}", "RefaultUndercountSign", "s",
                                        s->refault_undercount_sign)) < 0)
                 return r;
+        /* The guards (docs/design.md, "Pressure triggers", "Stall guard"), as the dump. */
+        if ((r = APPEND_T("PressureStops", s->pressure_stops)) < 0 ||
+            (r = APPEND_T("StallGuardStops", s->guard_stops)) < 0 ||
+            (r = APPEND_T("StallGuardLastStopUSec", s->guard_last_stop_usec)) < 0 ||
+            (r = APPEND_T("StallGuardLastStallNSec", s->guard_last_stall_ns)) < 0 ||
+            (r = APPEND_T("RefaultGuardStops", s->refault_guard_stops)) < 0 ||
+            (r = APPEND_T("RefaultGuardLastStopUSec", s->refault_guard_last_stop_usec)) < 0 ||
+            (r = APPEND_T("RefaultGuardLastPages", s->refault_guard_last_pages)) < 0 ||
+            (r = APPEND_T("RefaultGuardLastLimitPages", s->refault_guard_last_limit)) < 0)
+                return r;
+        if (s->has_reclaim_stall &&
+            ((r = APPEND_T("ReclaimStallNSec", s->reclaim_stall_ns)) < 0 ||
+             (r = APPEND_T("ReclaimStallCount", s->reclaim_stall_count)) < 0))
+                return r;
         if (s->has_psi_some)
                 return sd_bus_message_append(reply, "{sv}", "PressureSome", "d", s->psi_some);
         return 0;
@@ -157,7 +171,7 @@ static int method_get(sd_bus_message *msg, void *userdata, sd_bus_error *error) 
         struct cgroup *cg;
         if ((r = find_cgroup(b, path, error, &cg)) < 0)
                 return r;
-        (void) control_cgroup_snapshot(cg, &s);
+        manager_cgroup_snapshot(b->m, cg, &s);
         if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
             (r = sd_bus_message_open_container(reply, 'a', "{sv}")) < 0 ||
             (r = append_snapshot(reply, &s)) < 0 ||
@@ -184,6 +198,12 @@ static int method_status(sd_bus_message *msg, void *userdata, sd_bus_error *erro
             (r = APPEND_T("LastCycleUSec", m->last_cycle_usec)) < 0 ||
             (r = sd_bus_message_append(reply, "{sv}", "DryRun", "b", (int) m->dry_run)) < 0 ||
             (r = sd_bus_message_append(reply, "{sv}", "PausedAll", "b", (int) m->paused_all)) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "StallGuard", "b",
+                                       (int) (m->stall_guard != NULL))) < 0 ||
+            (r = APPEND_T("StallGuardStops", m->stall_guard_stops)) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "RefaultGuard", "b",
+                                       (int) (m->refault_guard && m->config.refault_guard))) < 0 ||
+            (r = APPEND_T("RefaultGuardStops", m->refault_guard_stops)) < 0 ||
             (r = sd_bus_message_close_container(reply)) < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);

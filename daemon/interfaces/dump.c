@@ -48,6 +48,12 @@ int dump_format(FILE *f, const struct daemon_stats *d, const struct control_snap
                         d->stall_guard_stops == 1 ? "" : "s");
         else
                 fprintf(f, "        Stall guard: no (PSI triggers only)\n");
+        if (d->refault_guard)
+                fprintf(f, "        Refault guard: BPF, %llu job%s stopped\n",
+                        (unsigned long long) d->refault_guard_stops,
+                        d->refault_guard_stops == 1 ? "" : "s");
+        else
+                fprintf(f, "        Refault guard: no\n");
         for (size_t i = 0; i < n; i++) {
                 const struct control_snapshot *s = &snaps[i];
                 fprintf(f, "-> %s\n", s->path);
@@ -115,6 +121,13 @@ int dump_format(FILE *f, const struct daemon_stats *d, const struct control_snap
                                 "after %.3fs of reclaim stall during the job\n", s->guard_stops,
                                 (double) s->guard_last_stop_usec / 1e6,
                                 (double) s->guard_last_stall_ns / 1e9);
+                if (s->refault_guard_stops > 0)
+                        fprintf(f, "        Refault guard stops: %u, the last at %.3fs (monotonic) "
+                                "after %llu pages read again during the job (limit %llu)\n",
+                                s->refault_guard_stops,
+                                (double) s->refault_guard_last_stop_usec / 1e6,
+                                (unsigned long long) s->refault_guard_last_pages,
+                                (unsigned long long) s->refault_guard_last_limit);
         }
         return ferror(f) ? -EIO : 0;
 }

@@ -308,6 +308,13 @@ int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_s
                 put_series(f, "mglrud_stall_guard_stops_total", &snaps[i], NULL);
                 fprintf(f, "%u\n", snaps[i].guard_stops);
         }
+        put_header(f, "mglrud_refault_guard_stops_total", "counter",
+                   "Jobs the refault guard ended because the file pages they evicted were read "
+                   "again while they ran.");
+        for (size_t i = 0; i < n; i++) {
+                put_series(f, "mglrud_refault_guard_stops_total", &snaps[i], NULL);
+                fprintf(f, "%u\n", snaps[i].refault_guard_stops);
+        }
 
         if (d->streams.fast_path) {
                 const struct streams_stats *st = &d->streams;

@@ -18,8 +18,6 @@ static const char *const cgroup_file_names[_CGROUP_FILE_MAX] = {
         [CGROUP_FILE_PRESSURE] = "memory.pressure",
         [CGROUP_FILE_CURRENT] = "memory.current",
         [CGROUP_FILE_MIN] = "memory.min",
-        [CGROUP_FILE_LOW] = "memory.low",
-        [CGROUP_FILE_HIGH] = "memory.high",
         [CGROUP_FILE_MAX] = "memory.max",
         [CGROUP_FILE_SWAP_CURRENT] = "memory.swap.current",
         [CGROUP_FILE_SWAP_MAX] = "memory.swap.max",
@@ -182,15 +180,16 @@ int cgroup_files_read(const struct cgroup_files *f, uint64_t now_usec, struct cg
                 size_t offset;
         } values[] = {
                 { CGROUP_FILE_MIN, 0, offsetof(struct memcg_limits, min) },
-                { CGROUP_FILE_LOW, 0, offsetof(struct memcg_limits, low) },
-                { CGROUP_FILE_HIGH, MEMCG_VALUE_MAX, offsetof(struct memcg_limits, high) },
-                { CGROUP_FILE_MAX, MEMCG_VALUE_MAX, offsetof(struct memcg_limits, max) },
-                { CGROUP_FILE_SWAP_CURRENT, 0, offsetof(struct memcg_limits, swap_current) },
                 { CGROUP_FILE_SWAP_MAX, MEMCG_VALUE_MAX, offsetof(struct memcg_limits, swap_max) },
+                { CGROUP_FILE_SWAP_CURRENT, 0, offsetof(struct memcg_limits, swap_current) },
         };
         e = (struct cgroup_read_error) { .file = CGROUP_FILE_CURRENT, .line = 1 };
         k = cgroup_files_read_value(f, CGROUP_FILE_CURRENT, anon + file, &r.limits.current);
         for (size_t i = 0; k >= 0 && i < ELEMENTSOF(values); i++) {
+                /* Only a finite memory.swap.max makes the swap use matter (the swap room); most
+                 * cgroups have none, and they save a read a cycle. */
+                if (values[i].file == CGROUP_FILE_SWAP_CURRENT && r.limits.swap_max == MEMCG_VALUE_MAX)
+                        continue;
                 e.file = values[i].file;
                 k = cgroup_files_read_value(f, values[i].file, values[i].dflt,
                                             (uint64_t *) ((char *) &r.limits + values[i].offset));

@@ -18,8 +18,8 @@
 # dump per call, the median of the steady ones) and massif (the heap while cycling, divided by the
 # cgroups). Builds must be without sanitizers:
 #   meson setup build-rel -Db_sanitize=none -Dbuildtype=release && ninja -C build-rel
-# Every managed cgroup keeps its memory files open (about 10 descriptors): a size needs
-# RLIMIT_NOFILE of 10 per cgroup and 512 more. A size the hard limit does not allow runs under the
+# Every managed cgroup keeps its memory files open: a size needs RLIMIT_NOFILE of 8 per cgroup
+# (its directory and 7 memory files) and 512 more. A size the hard limit does not allow runs under the
 # hard limit and is marked so: the daemon then keeps no file open (it says so) and reopens them
 # each cycle, which costs CPU, not memory; the keep-open reader cannot run there.
 # --vm also boots Debian's 7.3 kernel in QEMU (tests/vm/scenarios/bench-scale.sh, under the
@@ -66,7 +66,7 @@ if [ "$REPORT_ONLY" = 0 ]; then
 fi
 MATCH='/scale.slice/*/*'
 
-nofile() { echo $(( $1 * 10 + 512 )); }
+nofile() { echo $(( $1 * 8 + 512 )); }
 lim() { if fits "$1"; then echo prlimit --nofile="$(nofile "$1")" --; else echo prlimit --nofile="$(ulimit -Hn)" --; fi; }
 # Whether this shell may give a size its descriptors (raising the hard limit needs
 # CAP_SYS_RESOURCE).

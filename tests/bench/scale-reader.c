@@ -8,8 +8,8 @@
  * The cgroups are those under R whose path (relative, "/a/b") matches GLOB (fnmatch with
  * FNM_PATHNAME, as mglrud.conf's sections; default "*": every cgroup), found once at start.
  * Per cycle it reads lru_gen_full (else lru_gen) whole, /proc/pressure/memory, /proc/meminfo and
- * per cgroup memory.stat, memory.pressure, memory.current/min/low/high/max and
- * memory.swap.current/max, into reused buffers, without parsing:
+ * per cgroup memory.stat, memory.pressure, memory.current/min and memory.swap.max/current (mglrud
+ * reads swap.current only under a finite swap.max), into reused buffers, without parsing:
  *   keep    opens every file once and preads it from offset 0 each cycle (what mglrud does:
  *           one read for a file the kernel prints in one go, lru_gen to the end);
  *   reopen  opens, reads and closes every file by its path each cycle (how the peers read);
@@ -34,8 +34,8 @@
 #include <unistd.h>
 
 static const char *const cgroup_files[] = {
-        "memory.stat", "memory.pressure", "memory.current", "memory.min", "memory.low",
-        "memory.high", "memory.max", "memory.swap.current", "memory.swap.max",
+        "memory.stat", "memory.pressure", "memory.current", "memory.min", "memory.swap.max",
+        "memory.swap.current",
 };
 #define N_CGROUP_FILES (sizeof cgroup_files / sizeof cgroup_files[0])
 

@@ -134,6 +134,7 @@ static void check_daemon_equal(const struct config *a, const struct config *b) {
         fuzz_check(a->refault_check == b->refault_check);
         fuzz_check(a->pressure_triggers == b->pressure_triggers);
         fuzz_check(a->stall_guard == b->stall_guard);
+        fuzz_check(a->refault_guard == b->refault_guard);
 }
 
 /* Everything equal, locations and masks included (a copy, or an untouched config). */

@@ -1,6 +1,8 @@
 /* psi-watch: tells when the tasks of a cgroup first stalled on memory, as precisely as a
  * poller can. Reads CGROUP/memory.pressure every --poll microseconds until the "some" total
- * grows by at least --min microseconds over its value at start, then prints
+ * grows by at least --min microseconds over its value at start (printed first as
+ *   event=start mono_us=<CLOCK_MONOTONIC of the first read> stall_us=<the total then>),
+ * then prints
  *   event=stall mono_us=<CLOCK_MONOTONIC of the read that saw it> stall_us=<growth>
  *         pgsteal_proactive=<memory.stat's, at that moment>
  * then, when the growth reaches --threshold microseconds (the daemon's trigger threshold),
@@ -8,7 +10,10 @@
  * and keeps reading until --duration seconds have passed (or SIGTERM), printing at the end
  *   event=final stall_us=<growth since start> pgsteal_proactive=<...>
  * Scenarios compare mono_us with what the daemon reports (mglructl dump: times on
- * CLOCK_MONOTONIC) to measure how long reclaim went on after the first stall. */
+ * CLOCK_MONOTONIC) to measure how long reclaim went on after the first stall.
+ * With --stat KEY it watches memory.stat's KEY instead of the "some" total (the same events,
+ * stall_us then being KEY's growth): e.g. workingset_refault_file, when the first evicted page
+ * is read again. */
 #include "wl-common.h"
 
 #include <errno.h>
@@ -27,6 +32,7 @@ static void usage(FILE *f)
 		"  -m, --min US        stall growth that counts (default 1)\n"
 		"  -t, --threshold US  stall growth to note as well (default 10000)\n"
 		"  -d, --duration S    seconds to watch (default 60)\n"
+		"  -s, --stat KEY      watch memory.stat KEY instead of memory.pressure\n"
 		"  -h, --help\n");
 }
 
@@ -49,13 +55,32 @@ static uint64_t some_total(int fd)
 	return strtoull(p + 6, NULL, 10);
 }
 
+/* Returns memory.stat's value of key (0 when absent). */
+static uint64_t stat_value(int fd, const char *key)
+{
+	char buf[8192], pat[80];
+	const char *p;
+	snprintf(pat, sizeof pat, "\n%s ", key);
+	if (read_at0(fd, buf, sizeof buf) < 0)
+		return 0;
+	if (strncmp(buf, pat + 1, strlen(pat + 1)) == 0)
+		p = buf - 1;
+	else if (!(p = strstr(buf, pat)))
+		return 0;
+	return strtoull(p + strlen(pat), NULL, 10);
+}
+
 static uint64_t pgsteal_proactive(int fd)
 {
-	char buf[8192];
-	const char *p;
-	if (read_at0(fd, buf, sizeof buf) < 0 || !(p = strstr(buf, "\npgsteal_proactive ")))
-		return 0;
-	return strtoull(p + 19, NULL, 10);
+	return stat_value(fd, "pgsteal_proactive");
+}
+
+static const char *arg_stat;
+
+/* The watched total: memory.pressure's "some" total, or memory.stat's arg_stat. */
+static uint64_t watched(int pfd, int sfd)
+{
+	return arg_stat ? stat_value(sfd, arg_stat) : some_total(pfd);
 }
 
 int main(int argc, char **argv)
@@ -65,18 +90,20 @@ int main(int argc, char **argv)
 		{ "min", required_argument, NULL, 'm' },
 		{ "threshold", required_argument, NULL, 't' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "stat", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	uint64_t poll_us = 2000, min_us = 1, threshold_us = 10000, duration = 60;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "p:m:t:d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:m:t:d:s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': poll_us = wl_parse_u64("--poll", optarg); break;
 		case 'm': min_us = wl_parse_u64("--min", optarg); break;
 		case 't': threshold_us = wl_parse_u64("--threshold", optarg); break;
 		case 'd': duration = wl_parse_u64("--duration", optarg); break;
+		case 's': arg_stat = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -94,12 +121,14 @@ int main(int argc, char **argv)
 	if (pfd < 0 || sfd < 0)
 		wl_die(errno, "%s/memory.pressure or memory.stat", argv[optind]);
 
-	uint64_t t0 = some_total(pfd), end_ns = wl_now_ns() + duration * 1000000000ull;
+	uint64_t start_ns = wl_now_ns(), t0 = watched(pfd, sfd);
+	uint64_t end_ns = start_ns + duration * 1000000000ull;
 	bool seen = false, crossed = false;
-	printf("event=start stall_us=%llu\n", (unsigned long long) t0);
+	printf("event=start mono_us=%llu stall_us=%llu\n", (unsigned long long) (start_ns / 1000),
+	       (unsigned long long) t0);
 	fflush(stdout);
 	while (!wl_stop && wl_now_ns() < end_ns) {
-		uint64_t now_ns = wl_now_ns(), t = some_total(pfd);
+		uint64_t now_ns = wl_now_ns(), t = watched(pfd, sfd);
 		if (!seen && t - t0 >= min_us) {
 			seen = true;
 			printf("event=stall mono_us=%llu stall_us=%llu pgsteal_proactive=%llu\n",
@@ -116,7 +145,7 @@ int main(int argc, char **argv)
 		usleep((useconds_t) poll_us);
 	}
 	printf("event=final stall_us=%llu pgsteal_proactive=%llu\n",
-	       (unsigned long long) (some_total(pfd) - t0),
+	       (unsigned long long) (watched(pfd, sfd) - t0),
 	       (unsigned long long) pgsteal_proactive(sfd));
 	return 0;
 }

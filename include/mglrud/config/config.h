@@ -92,6 +92,7 @@ enum daemon_key {
         DAEMON_KEY_REFAULT_CHECK,
         DAEMON_KEY_PRESSURE_TRIGGERS,
         DAEMON_KEY_STALL_GUARD,
+        DAEMON_KEY_REFAULT_GUARD,
         _DAEMON_KEY_MAX,
 };
 
@@ -123,6 +124,8 @@ struct config {
                                       * mglrud's own (docs/design.md) */
         bool pressure_triggers;      /* PressureTriggers= stop reclaim within a second of stalls */
         bool stall_guard;            /* StallGuard= end a job between chunks on reclaim stalls (BPF) */
+        bool refault_guard;          /* RefaultGuard= end a job between chunks when the file pages
+                                      * it evicts come back (BPF, the own refault count) */
 
         uint32_t daemon_set_mask;    /* (1u << enum daemon_key) for every key a file set */
 

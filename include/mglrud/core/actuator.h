@@ -36,6 +36,17 @@ struct actuator_stall_source {
         void *userdata;
 };
 
+/* The refault guard's source (docs/design.md, "Stall guard"): reads cgroup_id's cumulative count
+ * of page-cache re-insertions of file pages reclaim evicted (pages; the daemon's own count, which
+ * does not depend on the kernel's shadow entries) into *ret_pages. Called from the worker thread
+ * between two chunks. Returns 0 or a negative errno (the check is skipped then). */
+typedef int (*actuator_refault_fn)(uint64_t cgroup_id, uint64_t *ret_pages, void *userdata);
+
+struct actuator_refault_source {
+        actuator_refault_fn read;       /* NULL: no refault guard */
+        void *userdata;
+};
+
 enum actuator_job_kind {
         ACTUATOR_JOB_DECISION,  /* a decision's lru_gen commands and memory.reclaim writes */
         ACTUATOR_JOB_DROP,      /* drop clean page-cache ranges of files (stream protection) */
@@ -81,6 +92,10 @@ struct actuator_job {
         const struct actuator_stall_source *stall; /* set by actuator_submit(); NULL: none */
         uint64_t stall_limit_ns; /* the stall guard stops the job when its cgroup's tasks spent
                                   * more than this in reclaim since it began; 0: no guard */
+        const struct actuator_refault_source *refault; /* set by actuator_submit(); NULL: none */
+        double refault_share;   /* the refault guard stops the job when more pages of its cgroup
+                                 * came back since it began than this share of the pages it asked
+                                 * to reclaim so far; 0: no refault guard */
 
         /* results */
         unsigned failed;        /* writes that failed (a vanished cgroup is not a failure) */
@@ -93,6 +108,12 @@ struct actuator_job {
         bool has_stall_base;    /* stall_base_ns was read (at the job's first check) */
         uint64_t stall_base_ns; /* the cgroup's reclaim time when the job began */
         uint64_t stall_ns;      /* ... and how much it grew until the last check */
+        bool refault_stopped;   /* the refault guard ended it (cancelled is set too) */
+        bool has_refault_base;  /* refault_base_pages was read (at the job's first check) */
+        uint64_t refault_base_pages; /* the cgroup's own refault count when the job began */
+        uint64_t refault_pages; /* ... and how much it grew until the last check */
+        uint64_t refault_limit_pages; /* the limit at the last check (refault_share of the
+                                       * pages asked by then) */
         uint64_t finished_usec;
 
         struct actuator_job *next;
@@ -127,8 +148,9 @@ int actuator_drop_job_add(struct actuator_job *j, int fd, const char *path,
 void actuator_job_free(struct actuator_job *j);
 
 /* Runs every write of the job in order, in chunks of at most ACTUATOR_CHUNK_PAGES, checking
- * *cancel, j->stop and the stall guard (j->stall, j->stall_limit_ns) before every command and
- * chunk (NULL cancel: never cancelled). Fills in the results. Blocking. */
+ * *cancel, j->stop, the stall guard (j->stall, j->stall_limit_ns) and the refault guard
+ * (j->refault, j->refault_share) before every command and chunk (NULL cancel: never cancelled).
+ * Fills in the results. Blocking. */
 void actuator_run_job(struct actuator_job *j, const bool *cancel);
 
 /* Called on the event loop's thread for every finished job; it takes ownership of the job. */
@@ -166,6 +188,11 @@ struct actuator_stopped actuator_stop_cgroup(struct actuator *a, uint64_t cgroup
 /* Sets the stall guard's source for the jobs submitted from now on (a copy is kept; NULL read:
  * no guard). Call before submitting: the worker reads it without a lock. NULL a is fine. */
 void actuator_set_stall_source(struct actuator *a, const struct actuator_stall_source *src);
+
+/* Sets the refault guard's source for the jobs submitted from now on (a copy is kept; NULL read:
+ * no refault guard). Call before submitting: the worker reads it without a lock. NULL a is
+ * fine. */
+void actuator_set_refault_source(struct actuator *a, const struct actuator_refault_source *src);
 
 /* Makes every queued job, and the rest of the running one, dry-run (or not: jobs submitted
  * with dry_run keep it). For a reload that turns DryRun= on: nothing is written after it. */

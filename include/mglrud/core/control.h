@@ -54,6 +54,11 @@ struct control_snapshot {
         uint32_t guard_stops;      /* jobs the stall guard ended (reclaim stalls), cumulative */
         uint64_t guard_last_stall_ns; /* the reclaim time the guard saw at its last stop */
         uint64_t guard_last_stop_usec; /* CLOCK_MONOTONIC of that stop */
+        uint32_t refault_guard_stops; /* jobs the refault guard ended (refault bursts), cumulative */
+        uint64_t refault_guard_last_pages; /* pages that came back during the job at its last
+                                            * stop ... */
+        uint64_t refault_guard_last_limit; /* ... against the limit then (pages) */
+        uint64_t refault_guard_last_stop_usec; /* CLOCK_MONOTONIC of that stop */
         bool has_reclaim_stall;    /* the stall guard is loaded: reclaim_stall_ns is read */
         uint64_t reclaim_stall_ns; /* its tasks' time in direct/memcg reclaim (BPF), cumulative */
         uint64_t reclaim_stall_count; /* ... reclaim episodes */
@@ -143,6 +148,7 @@ bool control_cgroup_reclaiming(const struct cgroup *cg, uint64_t now_usec, uint6
 enum control_stop_reason {
         CONTROL_STOP_PRESSURE,          /* its PSI trigger (or the host's) fired */
         CONTROL_STOP_RECLAIM_STALL,     /* the BPF stall guard ended a job between two chunks */
+        CONTROL_STOP_REFAULT_BURST,     /* the refault guard ended a job between two chunks */
 };
 
 /* Records that cg's reclaim was stopped at now_usec for why and n_stopped of its write jobs were
@@ -155,3 +161,13 @@ uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigne
 /* Records the reclaim time (ns since the job began) the stall guard saw when it stopped cg's
  * job, and when (now_usec), for the dump. */
 void control_cgroup_note_guard_stall(struct cgroup *cg, uint64_t now_usec, uint64_t stall_ns);
+
+/* Records the refault burst (pages that came back during the job, and the limit they passed)
+ * the refault guard saw when it stopped cg's job, and when (now_usec), for the dump. */
+void control_cgroup_note_refault_burst(struct cgroup *cg, uint64_t now_usec, uint64_t pages,
+                                       uint64_t limit_pages);
+
+/* The refault guard's limit for a job of decision d (docs/design.md, "Stall guard"): the share
+ * of the pages the job asks to reclaim that may come back while it runs before it is stopped.
+ * Returns 0 (no refault guard) when d reclaims no file pages. */
+double control_refault_guard_share(const struct decision *d);

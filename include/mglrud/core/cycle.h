@@ -65,4 +65,6 @@ struct cycle_input {
          * (manager_want_idle_profile()); until then no cgroup pays for it (docs/design.md,
          * "Idle-age profile"). */
         bool idle_profile;
+        bool refault_guard;                   /* the refault guard's source is set: jobs that
+                                               * reclaim file pages get a refault limit (ibid.) */
 };

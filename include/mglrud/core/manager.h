@@ -31,7 +31,7 @@
 
 /* Memory files kept open across all managed cgroups. Each one read holds a kernel buffer of at
  * least a page, charged to mglrud's cgroup: 32,768 files are 128 MiB with 4 KiB pages, which
- * keeps every file of 3,640 cgroups open, the three read every cycle of up to 10,922, and beyond
+ * keeps every file of 4,681 cgroups open, the three read every cycle of up to 10,922, and beyond
  * that only the directories (the files are then opened for each read, about twice the CPU). */
 #define MANAGER_KEPT_FILES_MAX 32768
 
@@ -134,6 +134,11 @@ struct manager {
                                     * the writer thread reads it without a lock */
         bool stall_guard_tried;     /* reclaim_stall_open() was attempted (and reported) */
         uint64_t stall_guard_stops; /* jobs the stall guard ended, cumulative */
+        bool refault_guard;         /* the refault guard's source (stream protection's BPF map)
+                                     * is set in the actuation path: from then on m->streams stays
+                                     * loaded until manager_done(), the writer reads it */
+        uint64_t refault_guard_stops; /* jobs the refault guard ended, cumulative */
+        bool refault_guard_said;    /* said once that the refault guard is unavailable */
 };
 
 /* Daemon-wide figures that go with the per-cgroup snapshots (metrics, dump). */
@@ -149,6 +154,8 @@ struct daemon_stats {
         struct streams_stats streams; /* stream protection's fast path */
         bool stall_guard;         /* the BPF stall guard is loaded */
         uint64_t stall_guard_stops; /* jobs it ended */
+        bool refault_guard;       /* the refault guard is on (BPF, RefaultGuard=yes) */
+        uint64_t refault_guard_stops; /* jobs it ended */
         const struct host_idle *host_idle;
 };
 
@@ -190,6 +197,11 @@ void manager_want_idle_profile(struct manager *m);
 /* Returns true when the cgroups' idle-age profiles are on and a cycle has kept them since: what
  * IdleProfile() and Metrics() show is then what it always was. */
 bool manager_idle_profile_ready(const struct manager *m);
+
+/* Takes the snapshot of cg, one of m's cgroups (control_cgroup_snapshot()), with the BPF stall
+ * guard's reclaim time of cg when it is loaded. */
+void manager_cgroup_snapshot(const struct manager *m, const struct cgroup *cg,
+                             struct control_snapshot *ret);
 
 /* Takes the daemon stats and a snapshot of every managed cgroup (*ret_snaps is malloc'ed; it
  * borrows strings from m, see struct control_snapshot). Returns 0 or -ENOMEM. */

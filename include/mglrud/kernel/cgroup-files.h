@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cgroup-files.h: a cgroup's memory files: memory.stat, memory.pressure,
- * memory.current/min/low/high/max and memory.swap.current/max. The directory stays open (it
+ * memory.current/min/max and memory.swap.current/max (memory.low and memory.high are not read:
+ * no controller uses them, and each file read costs every cgroup a syscall per cycle). The directory stays open (it
  * identifies the cgroup: writes go through it); the files are kept open for per-cycle preads as
  * far as the descriptor budget allows (a keep mask), the others are opened for each read. */
 #pragma once
@@ -19,8 +20,6 @@ enum cgroup_file {
         CGROUP_FILE_PRESSURE,
         CGROUP_FILE_CURRENT,
         CGROUP_FILE_MIN,
-        CGROUP_FILE_LOW,
-        CGROUP_FILE_HIGH,
         CGROUP_FILE_MAX,
         CGROUP_FILE_SWAP_CURRENT,
         CGROUP_FILE_SWAP_MAX,

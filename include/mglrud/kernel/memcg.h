@@ -18,8 +18,9 @@ int memcg_value_parse(const char *buf, size_t len, uint64_t *ret);
 int memcg_value_read(int fd, uint64_t *ret);
 
 struct memcg_limits {
-        uint64_t current, min, low, high, max;
-        uint64_t swap_current, swap_max;
+        uint64_t current, min;
+        uint64_t swap_current, swap_max; /* swap_current is read (else 0) only when swap_max is
+                                          * finite: it serves only to size the swap room */
         bool has_swap; /* memory.swap.* exist (swap accounting on) */
 };
 

@@ -111,6 +111,7 @@ static inline void assert_daemon_equal(const struct config *a, const struct conf
         assert_int_equal(a->refault_check, b->refault_check);
         assert_int_equal(a->pressure_triggers, b->pressure_triggers);
         assert_int_equal(a->stall_guard, b->stall_guard);
+        assert_int_equal(a->refault_guard, b->refault_guard);
 }
 
 /* [Defaults] with section i applied (what config_dump prints for it). */

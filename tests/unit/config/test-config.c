@@ -47,6 +47,7 @@ static void test_good_file(void **state) {
                 "HostMinAvailable=1G\n"
                 "StreamFastPath=no\n"
                 "RefaultCheck=no\n"
+                "RefaultGuard=no\n"
                 "\n"
                 "  [Defaults]   ; indented header with a comment\n"
                 "  Mode = advise ; indented key, spaces around '='\n"
@@ -78,6 +79,8 @@ static void test_good_file(void **state) {
         assert_ratio_equal(c.host_full_limit, 0.1);
         assert_int_equal(c.host_min_available, 1024 * MiB);
         assert_false(c.stream_fast_path);
+        assert_false(c.refault_guard);
+        assert_true(c.stall_guard); /* not set: the built-in default */
         assert_false(c.refault_check);
 
         assert_int_equal(c.defaults.mode, POLICY_MODE_ADVISE);
@@ -93,7 +96,7 @@ static void test_good_file(void **state) {
         assert_int_equal(c.n_sections, 2);
         assert_string_equal(c.sections[0].name, "/batch.slice/*");
         assert_string_equal(c.sections[0].file, "good.conf");
-        assert_int_equal(c.sections[0].line, 24);
+        assert_int_equal(c.sections[0].line, 25);
         assert_int_equal(c.sections[0].set_mask,
                          (1u << POLICY_KEY_SWAPPINESS) | (1u << POLICY_KEY_MODE));
         assert_string_equal(c.sections[1].name, "/system.slice/docker-[0-9a-f]*.scope");
@@ -190,6 +193,8 @@ static void test_bad_lines(void **state) {
                   "t.conf:2: [Daemon] HostMinAvailable=12Q: invalid size" },
                 { "[Daemon]\nRefaultCheck=sometimes\n",
                   "t.conf:2: [Daemon] RefaultCheck=sometimes: invalid boolean" },
+                { "[Daemon]\nRefaultGuard=maybe\n",
+                  "t.conf:2: [Daemon] RefaultGuard=maybe: invalid boolean" },
                 { "# comment\n\n[/batch.slice/*]\nMaxStep=12Q\n",
                   "t.conf:4: [/batch.slice/*] MaxStep=12Q: invalid size" },
                 { "[/x]\nMaxStep=1K\n",
@@ -356,6 +361,8 @@ static void test_dump_roundtrip(void **state) {
 
         assert_non_null(strstr(buf, "[Daemon]\nInterval=1min\nDryRun=yes\n"));
         assert_non_null(strstr(buf, "LogLevel=info ; built-in default\n"));
+        assert_non_null(strstr(buf, "StallGuard=yes ; built-in default\n"
+                                    "RefaultGuard=yes ; built-in default\n"));
         assert_non_null(strstr(buf, "HostMinAvailable=1G\nStreamFastPath=no\nRefaultCheck=no\n"));
         assert_non_null(strstr(buf, "\n# d.conf:7\n[Defaults]\nMode=advise\n"));
         assert_non_null(strstr(buf, "Swappiness=auto ; built-in default\n"));

@@ -22,6 +22,8 @@ static const struct daemon_stats stats = {
         .actuation = { .jobs = 7, .writes = 12, .failed = 1, .asked_bytes = 50331648 },
         .stall_guard = true,
         .stall_guard_stops = 2,
+        .refault_guard = true,
+        .refault_guard_stops = 1,
 };
 
 /* Two cgroups: one with every figure and a path needing escapes, one without estimates/PSI. */
@@ -53,6 +55,10 @@ static void make_snapshots(struct control_snapshot s[2]) {
                 .guard_stops = 2,
                 .guard_last_stall_ns = 612000000,
                 .guard_last_stop_usec = 12345678,
+                .refault_guard_stops = 1,
+                .refault_guard_last_pages = 700,
+                .refault_guard_last_limit = 512,
+                .refault_guard_last_stop_usec = 23456789,
         };
         s[1] = (struct control_snapshot) {
                 .path = "/b",
@@ -132,6 +138,10 @@ static void test_metrics_exact(void **state) {
                 "# TYPE mglrud_stall_guard_stops_total counter\n"
                 "mglrud_stall_guard_stops_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 2\n"
                 "mglrud_stall_guard_stops_total{cgroup=\"/b\"} 0\n"
+                "# HELP mglrud_refault_guard_stops_total Jobs the refault guard ended because the file pages they evicted were read again while they ran.\n"
+                "# TYPE mglrud_refault_guard_stops_total counter\n"
+                "mglrud_refault_guard_stops_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 1\n"
+                "mglrud_refault_guard_stops_total{cgroup=\"/b\"} 0\n"
                 "# HELP mglrud_host_idle_bytes Bytes of every memcg by known idle time: bucket le holds the bytes not known to be idle longer than le seconds (a generation is idle at least as long as the next younger one exists; the youngest 0).\n"
                 "# TYPE mglrud_host_idle_bytes histogram\n"
                 "# HELP mglrud_host_idle_horizon_seconds The longest idle time the host's generations tell: nothing is known past it.\n"
@@ -241,11 +251,14 @@ static void test_dump(void **state) {
         /* Nothing counted and trusted: no line. */
         assert_null(strstr(strstr(text, "-> /b\n"), "File refaults"));
         assert_non_null(strstr(text, "        Reclaimed: anon 1M file 3B\n"));
-        assert_non_null(strstr(text, "        Stall guard: BPF, 2 jobs stopped\n"));
+        assert_non_null(strstr(text, "        Stall guard: BPF, 2 jobs stopped\n"
+                                     "        Refault guard: BPF, 1 job stopped\n"));
         assert_non_null(strstr(text, "        Reclaim stall: 1.250s in 9 reclaims (BPF, all tasks "
                                      "but mglrud's)\n        Stall guard stops: 2, the last at 12.346s "
                                      "(monotonic) after 0.612s of reclaim stall during the job\n"
-                                     "-> /b\n"));
+                                     "        Refault guard stops: 1, the last at 23.457s "
+                                     "(monotonic) after 700 pages read again during the job "
+                                     "(limit 512)\n-> /b\n"));
 }
 
 /* The idle-age families on a profile of generations idle ≥ 38, 10, 2 s and the youngest:

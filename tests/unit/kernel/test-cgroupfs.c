@@ -141,11 +141,11 @@ static void test_vanished_and_errors(void **state) {
 static void test_keep_mask_for(void **state) {
         (void) state;
         size_t max;
-        const unsigned all = cgroup_files_fd_cost(CGROUP_KEEP_ALL) - 1; /* nine files */
+        const unsigned all = cgroup_files_fd_cost(CGROUP_KEEP_ALL) - 1; /* seven files */
 
         assert_int_equal(cgroup_files_keep_mask_for(100, UINT64_MAX, 32768, &max), CGROUP_KEEP_ALL);
         assert_int_equal(max, SIZE_MAX);
-        /* 10,000 cgroups: descriptors to spare, but all nine files would be 90,000 buffers. */
+        /* 10,000 cgroups: descriptors to spare, but all seven files would be 70,000 buffers. */
         assert_int_equal(cgroup_files_keep_mask_for(10000, UINT64_MAX, 32768, &max), CGROUP_KEEP_HOT);
         assert_int_equal(max, SIZE_MAX);
         assert_int_equal(cgroup_files_keep_mask_for(32768 / all, UINT64_MAX, 32768, &max),
@@ -162,11 +162,68 @@ static void test_keep_mask_for(void **state) {
         assert_int_equal(max, 512);
 }
 
+static void put(const char *dir, const char *name, const char *text) {
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s/%s", dir, name);
+        FILE *f = fopen(p, "we");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+}
+
+/* memory.swap.current is read only under a finite memory.swap.max (it only sizes the swap
+ * room): with "max" a bad swap.current is never looked at; with a limit it is read, a bad one
+ * named in the error, a good one returned. memory.low and memory.high are never read. */
+static void test_read_skips_unused_files(void **state) {
+        (void) state;
+        char dir[] = "/tmp/mglrud-test-read.XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        put(dir, "memory.stat", "anon 4096\nfile 8192\n");
+        put(dir, "memory.current", "12288\n");
+        put(dir, "memory.min", "4096\n");
+        put(dir, "memory.low", "not a number\n");
+        put(dir, "memory.high", "not a number\n");
+        put(dir, "memory.swap.max", "max\n");
+        put(dir, "memory.swap.current", "not a number\n");
+        struct stat st;
+        assert_int_equal(stat(dir, &st), 0);
+
+        for (unsigned keep = 0; keep < 2; keep++) {
+                struct cgroup_files f;
+                struct cgroup_reading rd;
+                struct cgroup_read_error e = {};
+                assert_int_equal(cgroup_files_open("", dir, (uint64_t) st.st_ino,
+                                                   keep ? CGROUP_KEEP_ALL : CGROUP_KEEP_NONE, &f), 0);
+                put(dir, "memory.swap.max", "max\n");
+                assert_int_equal(cgroup_files_read(&f, 1, &rd, &e), 0);
+                assert_int_equal(rd.limits.current, 12288);
+                assert_int_equal(rd.limits.min, 4096);
+                assert_int_equal(rd.limits.swap_max, MEMCG_VALUE_MAX);
+                assert_int_equal(rd.limits.swap_current, 0);
+                assert_true(rd.limits.has_swap);
+
+                put(dir, "memory.swap.max", "1073741824\n");
+                assert_int_equal(cgroup_files_read(&f, 2, &rd, &e), -EINVAL);
+                assert_int_equal(e.file, CGROUP_FILE_SWAP_CURRENT);
+
+                put(dir, "memory.swap.current", "65536\n");
+                assert_int_equal(cgroup_files_read(&f, 3, &rd, &e), 0);
+                assert_int_equal(rd.limits.swap_max, UINT64_C(1073741824));
+                assert_int_equal(rd.limits.swap_current, 65536);
+                put(dir, "memory.swap.current", "not a number\n");
+                cgroup_files_close(&f);
+        }
+        char cmd[PATH_MAX + 16];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_walk_tree),
                 cmocka_unit_test(test_vanished_and_errors),
                 cmocka_unit_test(test_keep_mask_for),
+                cmocka_unit_test(test_read_skips_unused_files),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

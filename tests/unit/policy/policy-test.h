@@ -62,8 +62,6 @@ static inline struct cgroup_sample sample_make(uint64_t now_usec) {
                 .psi = { .has_full = true },
                 .limits = {
                         .current = 1 * GiB,
-                        .max = UINT64_MAX,
-                        .high = UINT64_MAX,
                         .swap_max = UINT64_MAX,
                         .has_swap = true,
                 },

@@ -61,7 +61,8 @@ if [[ $(id -u) == 0 ]]; then
 fi
 
 # StreamProtection=no in [Defaults] only and RefaultCheck=no (its own count comes from the same
-# program): nothing to load. (On a host that can load the program, the same daemon without the
+# program; RefaultGuard= reads it too, but only with an event loop, which --once has not):
+# nothing to load. (On a host that can load the program, the same daemon without the
 # lines loads it: the control.)
 once() { "$mglrud" --once --dry-run --config "$1" --cgroup-root "$tree/cgroup" \
                 --debugfs-root "$tree/debugfs" --proc-root "$tree/proc" 2>&1 >/dev/null; }

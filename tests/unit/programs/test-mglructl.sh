@@ -18,6 +18,7 @@ done
 grep -qxF "        Mode: active" <<<"$out" || fail "dump lacks Mode: active"
 grep -qxF "        Mode: advise" <<<"$out" || fail "dump lacks Mode: advise"
 [[ $(grep -cxF "        Cold age (T): 10s" <<<"$out") == 2 ]] || fail "dump lacks T=10s: $out"
+grep -qE '^        Refault guard: (BPF, 0 jobs stopped|no)$' <<<"$out" || fail "dump lacks the refault guard: $out"
 
 out=$(ctl metrics) || fail "metrics exited $?"
 grep -qE '^mglrud_cold_bytes\{cgroup="/work load.slice/a b",type="anon"\} [1-9][0-9]*$' <<<"$out" ||
@@ -30,7 +31,15 @@ python3 -m json.tool "$tmp/dump.json" >/dev/null || fail "invalid JSON: $(cat "$
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));
 assert sorted(c["Path"] for c in d["cgroups"]) == ["/work load.slice/a b", "/work load.slice/b"]
 assert all(c["ColdAgeUSec"] == 10000000 for c in d["cgroups"])
-assert d["daemon"]["DryRun"] is True' "$tmp/dump.json" || fail "JSON content"
+assert d["daemon"]["DryRun"] is True
+# The guards, as the text dump has them (loaded or not, depending on the host: the types).
+assert isinstance(d["daemon"]["StallGuard"], bool) and isinstance(d["daemon"]["RefaultGuard"], bool)
+assert d["daemon"]["StallGuardStops"] == 0 and d["daemon"]["RefaultGuardStops"] == 0
+for c in d["cgroups"]:
+    assert c["PressureStops"] == 0 and c["StallGuardStops"] == 0 and c["RefaultGuardStops"] == 0
+    assert c["RefaultGuardLastPages"] == 0 and c["StallGuardLastStallNSec"] == 0
+    assert ("ReclaimStallNSec" in c) == d["daemon"]["StallGuard"]' "$tmp/dump.json" ||
+        fail "JSON content: $(cat "$tmp/dump.json")"
 ctl --json status | python3 -m json.tool >/dev/null || fail "invalid JSON status"
 
 # Changing methods: root may, nobody may not (exit 4), reads stay open.
