@@ -139,19 +139,7 @@ static void test_read_error_skips(void **state) {
         actuator_job_free(j);
 }
 
-static void write_at(int dirfd, const char *name, const char *text) {
-        int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        assert_true(fd >= 0);
-        assert_int_equal(write(fd, text, strlen(text)), (ssize_t) strlen(text));
-        close(fd);
-}
-
-static struct actuator_job *captured;
-
-static void capture_job(struct actuator_job *j, void *userdata) {
-        assert_null(captured);
-        captured = j;
-}
+#include "guard-fixture.h"
 
 /* The share: a quarter of the file part of the plan; none without file pages. */
 static void test_share(void **state) {
@@ -169,22 +157,8 @@ static void test_share(void **state) {
  * and raises T like them. */
 static void test_cycle_share_and_stop(void **state) {
         char dir[] = "/tmp/mglrud-test-refault-guard.XXXXXX";
-        assert_non_null(mkdtemp(dir));
-        char cgdir[sizeof dir + 4];
-        snprintf(cgdir, sizeof cgdir, "%s/cg", dir);
-        assert_int_equal(mkdir(cgdir, 0755), 0);
-        int dirfd = open(cgdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        assert_true(dirfd >= 0);
-        write_at(dirfd, "memory.stat", "anon 0\nfile 1073741824\npgsteal_proactive 0\n");
-        write_at(dirfd, "memory.current", "1073741824\n");
-        write_at(dirfd, "memory.reclaim", "");
-        struct stat st;
-        assert_int_equal(fstat(dirfd, &st), 0);
-
-        struct cgroup *cg;
-        assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &cg), 0);
-        policy_init_defaults(&cg->policy);
-        cg->policy.mode = POLICY_MODE_PRESSURE; /* memory.reclaim, the TMO step */
+        int dirfd;
+        struct cgroup *cg = pressure_cgroup_new(dir, "anon 0\nfile 1073741824\npgsteal_proactive 0\n", &dirfd);
 
         struct actuator *act;
         assert_int_equal(actuator_new(NULL, capture_job, NULL, &act), 0);

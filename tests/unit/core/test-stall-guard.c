@@ -135,41 +135,15 @@ static void test_no_limit_or_unreadable(void **state) {
         assert_int_equal(system(cmd), 0);
 }
 
-static void write_at(int dirfd, const char *name, const char *text) {
-        int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        assert_true(fd >= 0);
-        assert_int_equal(write(fd, text, strlen(text)), (ssize_t) strlen(text));
-        close(fd);
-}
-
-static struct actuator_job *captured;
-
-static void capture_job(struct actuator_job *j, void *userdata) {
-        assert_null(captured);
-        captured = j;
-}
+#include "guard-fixture.h"
 
 /* A cycle's reclaim job carries the limit the PSI trigger would use within its window when the
  * guard is loaded (none without); a guard stop counts as a guard stop, not a pressure stop, and
  * raises T like one. */
 static void test_cycle_limit_and_guard_stop(void **state) {
         char dir[] = "/tmp/mglrud-test-guard.XXXXXX";
-        assert_non_null(mkdtemp(dir));
-        char cgdir[sizeof dir + 4];
-        snprintf(cgdir, sizeof cgdir, "%s/cg", dir);
-        assert_int_equal(mkdir(cgdir, 0755), 0);
-        int dirfd = open(cgdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        assert_true(dirfd >= 0);
-        write_at(dirfd, "memory.stat", "anon 536870912\nfile 536870912\npgsteal_proactive 0\n");
-        write_at(dirfd, "memory.current", "1073741824\n");
-        write_at(dirfd, "memory.reclaim", "");
-        struct stat st;
-        assert_int_equal(fstat(dirfd, &st), 0);
-
-        struct cgroup *cg;
-        assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &cg), 0);
-        policy_init_defaults(&cg->policy);
-        cg->policy.mode = POLICY_MODE_PRESSURE; /* memory.reclaim, the TMO step */
+        int dirfd;
+        struct cgroup *cg = pressure_cgroup_new(dir, "anon 536870912\nfile 536870912\npgsteal_proactive 0\n", &dirfd);
 
         struct actuator *act;
         assert_int_equal(actuator_new(NULL, capture_job, NULL, &act), 0);
