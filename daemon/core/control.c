@@ -683,8 +683,11 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
 
 /* Updates cg's idle-age profile from this cycle's reading (docs/design.md, "Idle-age
  * profile"): p is the policy decided with, t the decision's T, ps the policy state after it.
- * Once a profile was asked for (in->idle_profile), gives the idle-age state the room for this
- * reading's lruvecs at the end of cg's state, which may move. Returns 0 or -ENOMEM (the profile then shows nothing). */
+ * Once a profile was asked for (in->idle_profile), and from the first cycle on in a cgroup
+ * configured with Mode=advise (advice is what it is for, and its re-access rates need the
+ * cycles before anyone asks), gives the idle-age state the room for this reading's lruvecs at
+ * the end of cg's state, which may move. Returns 0 or -ENOMEM (the profile then shows
+ * nothing). */
 static int idle_update(struct cgroup *cg, const struct cycle_input *in,
                        const struct cgroup_reading *cur, const struct lrugen_lruvec *lruvecs,
                        size_t n_lruvecs, const struct policy *p, const struct policy_state *ps,
@@ -693,11 +696,20 @@ static int idle_update(struct cgroup *cg, const struct cycle_input *in,
         struct cgroup_sample sc;
 
         fill_sample(cur, lruvecs, n_lruvecs, in->lrugen && n_lruvecs > 0, &sc);
-        /* No one asked for a profile yet: nothing, neither the LRU lists nor the idle-age
-         * state, which would cost every cgroup about 600 bytes and the cycle its forecasts for
-         * a profile no one reads. */
-        if (!in->idle_profile)
+        if (!in->idle_profile && cg->policy.mode != POLICY_MODE_ADVISE) {
+                /* No one asked for a profile yet and the cgroup is not configured to advise:
+                 * nothing, neither the LRU lists nor the idle-age state, which would cost
+                 * every cgroup about 600 bytes and the cycle its forecasts for a profile no one
+                 * reads. A cgroup that left Mode=advise drops what it kept: its re-access sums
+                 * would compare generations of a reading long gone. */
+                if (s->idle_size) {
+                        struct control_state *shrunk = realloc(s, idle_offset(s->policy_size));
+                        if (shrunk)
+                                cg->userdata = s = shrunk;
+                        s->idle_size = 0;
+                }
                 return 0;
+        }
         if (!s->idle_size) {
                 struct control_state *grown = realloc(s, idle_offset(s->policy_size) + LISTS_SIZE);
                 if (!grown)

@@ -303,23 +303,30 @@ static void test_cycles_keep_it(void **unused) {
         cycle_fixture_done(&f);
 }
 
-/* Before a profile is asked for (cycle_input.idle_profile off) a cgroup keeps neither the LRU
- * lists nor the idle-age state; asked for, both come with the next cycle and show what a cgroup
- * that always had them shows, its re-access sums counted from that cycle on. */
-static void test_lazy_until_asked(void **unused) {
-        struct cycle_fixture f;
-        cycle_fixture_init(&f);
-        f.in.idle_profile = false;
-        for (int i = 0; i < 2; i++)
-                cycle_fixture_run(&f, i);
+/* Asserts that cg keeps no profile: neither the LRU lists nor the idle-age state. */
+static void assert_no_profile(struct cgroup *cg) {
         struct control_snapshot snap;
         struct control_idle x;
-        assert_int_equal(control_cgroup_snapshot(f.cg, &snap), 0);
+        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
         assert_null(snap.idle_state);
         control_snapshot_idle(&snap, &x);
         assert_false(x.has_profile);
         assert_false(x.has_lists);
         assert_int_equal(x.read_usec, 0);
+}
+
+/* Before a profile is asked for (cycle_input.idle_profile off) a cgroup that is not configured
+ * to advise (here Mode=active under the daemon's dry run) keeps neither the LRU lists nor the
+ * idle-age state; asked for, both come with the next cycle and show what a cgroup that always
+ * had them shows, its re-access sums counted from that cycle on. */
+static void test_lazy_until_asked(void **unused) {
+        struct cycle_fixture f;
+        cycle_fixture_init(&f);
+        f.cg->policy.mode = POLICY_MODE_ACTIVE;
+        f.in.idle_profile = false;
+        for (int i = 0; i < 2; i++)
+                cycle_fixture_run(&f, i);
+        assert_no_profile(f.cg);
         size_t unasked = control_cgroup_state_bytes(f.cg);
 
         f.in.idle_profile = true;
@@ -332,6 +339,25 @@ static void test_lazy_until_asked(void **unused) {
         cycle_fixture_done(&f);
 }
 
+/* A cgroup configured with Mode=advise keeps its profile from its first cycle although no one
+ * asked yet (advice is what it is for; the re-access rates need the cycles before the first
+ * ask), and drops it when a reload makes it Mode=active while still no one asked. */
+static void test_advise_keeps_it_unasked(void **unused) {
+        struct cycle_fixture f;
+        cycle_fixture_init(&f);
+        f.in.idle_profile = false;
+        for (int i = 0; i < 3; i++)
+                cycle_fixture_run(&f, i);
+        cycle_fixture_check(&f, 2, 2);
+        size_t advising = control_cgroup_state_bytes(f.cg);
+
+        f.cg->policy.mode = POLICY_MODE_ACTIVE;
+        cycle_fixture_run(&f, 3);
+        assert_no_profile(f.cg);
+        assert_true(control_cgroup_state_bytes(f.cg) < advising);
+        cycle_fixture_done(&f);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_no_lrugen),
@@ -340,6 +366,7 @@ int main(void) {
                 cmocka_unit_test(test_lruvecs_change),
                 cmocka_unit_test(test_cycles_keep_it),
                 cmocka_unit_test(test_lazy_until_asked),
+                cmocka_unit_test(test_advise_keeps_it_unasked),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
