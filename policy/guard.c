@@ -8,12 +8,28 @@ static bool stat_went_back(const struct memstat *prev, const struct memstat *cur
         return memstat_has(prev, k) && memstat_has(cur, k) && cur->value[k] < prev->value[k];
 }
 
+const enum memstat_key policy_prev_memstat_keys[POLICY_PREV_MEMSTAT_KEYS] = {
+        MEMSTAT_FILE,
+        MEMSTAT_WORKINGSET_REFAULT_ANON,
+        MEMSTAT_WORKINGSET_REFAULT_FILE,
+        MEMSTAT_WORKINGSET_NODERECLAIM,
+        MEMSTAT_PGSTEAL,
+        MEMSTAT_PGSTEAL_PROACTIVE,
+        MEMSTAT_PSWPIN,
+        MEMSTAT_PSWPOUT,
+        MEMSTAT_ZSWPIN,
+        MEMSTAT_ZSWPOUT,
+};
+
 bool policy_counters_reset(const struct cgroup_sample *prev, const struct cgroup_sample *cur) {
-        /* Every key from workingset_refault_anon on is a cumulative event counter; the amounts
-         * before it (anon, file, …) legitimately go up and down. */
-        for (int k = MEMSTAT_WORKINGSET_REFAULT_ANON; k < _MEMSTAT_KEY_MAX; k++)
-                if (stat_went_back(&prev->stat, &cur->stat, k))
+        /* The event counters of a previous sample (every kept key from workingset_refault_anon
+         * on; file is an amount, which legitimately goes up and down): a cgroup recreated under
+         * the same path starts them all again from 0, so these nine tell as well as all. */
+        for (size_t i = 0; i < POLICY_PREV_MEMSTAT_KEYS; i++) {
+                enum memstat_key k = policy_prev_memstat_keys[i];
+                if (k >= MEMSTAT_WORKINGSET_REFAULT_ANON && stat_went_back(&prev->stat, &cur->stat, k))
                         return true;
+        }
 
         if (prev->has_psi && cur->has_psi) {
                 if (cur->psi.some.total_us < prev->psi.some.total_us)
@@ -25,9 +41,9 @@ bool policy_counters_reset(const struct cgroup_sample *prev, const struct cgroup
         return false;
 }
 
-/* From a previous sample only its time, PSI totals, memory.stat's file and event counters (from
- * workingset_refault_anon on) and the own refault count are read: the daemon keeps no more of it
- * (control.c, prev_reading; reading another key here means keeping it there too). */
+/* From a previous sample only its time, PSI totals, the memory.stat keys in
+ * policy_prev_memstat_keys and the own refault count are read: the daemon keeps no more of it
+ * (control.c, prev_reading; reading another key here means adding it to that list). */
 void policy_rates_compute(const struct cgroup_sample *prev, const struct cgroup_sample *cur,
                           struct policy_rates *ret, uint32_t *flags) {
         struct policy_rates r = {};

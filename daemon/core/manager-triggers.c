@@ -119,7 +119,7 @@ void manager_update_triggers(struct manager *m, uint64_t now_usec) {
                         pressure_trigger_disarm(&cg->trigger);
                         continue;
                 }
-                uint64_t stall = policy_trigger_stall_usec(cg->policy.pressure_target,
+                uint64_t stall = policy_trigger_stall_usec(cg->policy->pressure_target,
                                                            m->interval_usec,
                                                            m->trigger_window_usec);
                 int r = arm(m, &cg->trigger, cg->files.dirfd, "memory.pressure", false, stall,

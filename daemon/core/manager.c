@@ -17,6 +17,7 @@
 #include "manager-probe.h"
 #include "manager-triggers.h"
 #include "mglrud/core/control.h"
+#include "mglrud/core/policy-pool.h"
 #include "mglrud/core/reclaim-stall.h"
 #include "mglrud/core/stream-protection.h"
 #include "mglrud/kernel/cgroup-xattr.h"
@@ -85,6 +86,7 @@ void manager_done(struct manager *m) {
         read_buf_free(&m->lrugen_buf);
         control_scratch_done(&m->scratch);
         lrugen_done(&m->lrugen);
+        policy_pool_free(m->policies); /* after the cgroups, which point into it */
         config_done(&m->config);
         free(m->config_file);
         free(m->dropin_dir);
@@ -627,6 +629,7 @@ static void log_managing(const struct walk_entry *e, const char *name) {
 static int manager_rescan(struct manager *m, uint64_t now_usec) {
         struct walk_ctx w = { .m = m };
         _cleanup_free_ struct cgroup **by_path = NULL;
+        struct policy_pool *pool = NULL;
         int r = cgroupfs_walk(m->cgroup_root, walk_collect, &w);
         if (r < 0) {
                 log_error_errno(r, "Cannot walk cgroup tree %s: %m", m->cgroup_root);
@@ -649,6 +652,10 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                 m->cgroups[i]->seen = false;
 
         size_t max = manager_fit_descriptors(m, n_managed), n_kept = 0;
+        /* Every kept cgroup's policy goes into a new pool, and the old one, with the policies
+         * no cgroup has any longer, goes once all point into the new one. */
+        if ((r = policy_pool_new(&pool)) < 0)
+                goto out;
 
         for (size_t i = 0; i < w.n; i++) {
                 struct walk_entry *e = &w.e[i];
@@ -659,6 +666,15 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                 n_kept++;
                 /* The known ones are the first n_sorted, still sorted by id; new ones follow. */
                 struct cgroup *cg = find_sorted(m, n_sorted, e->id);
+                /* Its policy first, so that a cgroup never is in the list without one. */
+                struct policy p = e->policy;
+                if (cg)
+                        control_cgroup_apply_overrides(cg, &p);
+                const struct policy *shared = policy_pool_intern(pool, &p);
+                if (!shared) {
+                        r = -ENOMEM;
+                        goto out;
+                }
                 if (!cg) {
                         r = cgroup_new(m->cgroup_root, e->path, e->id, m->keep, &cg);
                         if (r == -ENOMEM)
@@ -672,6 +688,7 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                                         log_warning_errno(r, "Cannot open cgroup %s: %m", name ?: "?");
                                 continue;
                         }
+                        cg->policy = shared;
                         m->cgroups[m->n_cgroups++] = cg;
                         log_managing(e, cg->name);
                 } else if ((r = cgroup_set_path(cg, e->path)) < 0)
@@ -679,8 +696,7 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                 if ((r = cgroup_set_identity(cg, &e->container, &e->annotation)) < 0)
                         goto out;
                 cg->section = e->section;
-                cg->policy = e->policy;
-                control_cgroup_apply_overrides(cg);
+                cg->policy = shared;
                 cg->seen = true;
                 /* Still in the tree under the same id: a write's ENOENT (e.g. no
                  * memory.reclaim) did not mean it was gone. A real removal shows again. */
@@ -726,6 +742,13 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
         m->last_rescan_usec = now_usec;
         r = 0;
 out:
+        if (pool && r >= 0)
+                policy_pool_free(m->policies);
+        else if (pool)
+                /* Stopped half-way: some cgroups still point into the old pool. */
+                policy_pool_retire(pool, m->policies);
+        if (pool)
+                m->policies = pool;
         free(w.paths);
         free(w.e);
 #ifdef __GLIBC__
@@ -882,6 +905,20 @@ const char *manager_status(const struct manager *m, char *buf, size_t size) {
                  m->n_cgroups == 1 ? "" : "s", format_bytes(b, sizeof b, reclaimed),
                  (unsigned long long) m->cycles, format_duration(t, sizeof t, m->last_cycle_usec));
         return buf;
+}
+
+int manager_set_override(struct manager *m, struct cgroup *cg, enum policy_key k,
+                         const char *value, const char **ret_reason) {
+        struct policy base;
+        const struct cgroup_match match = { .path = cg->path, .container = cg->container,
+                                            .annotation = cg->annotation };
+        (void) config_policy_for(&m->config, &match, &base);
+        if (!m->policies) {
+                int r = policy_pool_new(&m->policies);
+                if (r < 0)
+                        return r;
+        }
+        return control_cgroup_set_override(cg, m->policies, &base, k, value, ret_reason);
 }
 
 int manager_advise(struct manager *m, struct cgroup *cg, uint64_t now_usec, char *buf,

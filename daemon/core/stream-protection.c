@@ -678,7 +678,7 @@ int streams_cgroup(struct streams *s, struct cgroup *cg, bool advise, struct dro
  * paused, still there), and in *ret_advise whether its drops are only reported. */
 bool streams_cgroup_protected(const struct cgroup *cg, const struct cycle_input *in,
                               bool *ret_advise) {
-        const struct policy *p = &cg->policy;
+        const struct policy *p = cg->policy;
         if (in->paused_all || p->mode == POLICY_MODE_OFF ||
             p->stream_protection == STREAM_PROTECTION_NO || cg->vanished ||
             control_cgroup_paused(cg))

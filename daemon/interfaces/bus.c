@@ -430,7 +430,6 @@ int bus_answer_waiting(struct bus_server *b, sd_bus_message *msg) {
 static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         struct bus_server *b = userdata;
         const char *path, *key, *value, *reason = NULL;
-        struct policy base;
         int r = check_root(b, msg, error);
         if (r < 0)
                 return r;
@@ -444,10 +443,7 @@ static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error) 
         if (k < 0)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
                                          "%s=%s: unknown policy key", key, value);
-        const struct cgroup_match match = { .path = cg->path, .container = cg->container,
-                                            .annotation = cg->annotation };
-        (void) config_policy_for(&b->m->config, &match, &base);
-        r = control_cgroup_set_override(cg, &base, k, value, &reason);
+        r = manager_set_override(b->m, cg, k, value, &reason);
         if (r == -EINVAL)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "%s=%s: %s", key,
                                          value, reason ?: "invalid value");

@@ -118,7 +118,9 @@ int main(int argc, char **argv) {
         struct cgroup *cg;
         if (cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &cg) < 0)
                 die("cgroup_new");
-        policy_init_defaults(&cg->policy);
+        static struct policy policy; /* the daemon's would be the manager's pooled copy */
+        policy_init_defaults(&policy);
+        cg->policy = &policy;
         struct cgroup *list[1] = { cg };
 
         struct streams *s;

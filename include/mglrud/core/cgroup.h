@@ -20,6 +20,8 @@ struct cgroup {
                                          * logs, the bus, metrics and dumps show; path itself
                                          * when it needs no escaping */
         struct cgroup_files files;
+        bool seen;                      /* mark for the rescan sweep */
+        bool vanished;                  /* a read saw ENOENT/ENODEV: drop at next rescan */
         const struct policy_section *section; /* most specific matching section, NULL when
                                                * only the annotation's keys manage it */
         /* Out of line, allocated only when they say something (cgroup_set_identity()): inline
@@ -27,11 +29,11 @@ struct cgroup {
         struct container_identity *container; /* what its path says; NULL: no container */
         struct cgroup_annotation *annotation; /* recorded by mglrud-oci-hook (user.mglrud.*);
                                                * NULL: none */
-        struct policy policy;           /* effective policy */
+        /* The effective policy: the manager's pooled copy (policy-pool.h), shared with every
+         * cgroup that has the same; NULL until the manager sets it. Never written through. */
+        const struct policy *policy;
         uint64_t *covered_ids;          /* unmanaged descendants this cgroup's lru_gen work covers */
         size_t n_covered;
-        bool seen;                      /* mark for the rescan sweep */
-        bool vanished;                  /* a read saw ENOENT/ENODEV: drop at next rescan */
         void *userdata;                 /* the controller state (control.c) */
         struct pressure_trigger *trigger; /* armed while mglrud reclaims here (manager-triggers.c) */
         char path_storage[];            /* the path it was found at (path, until a rename) */

@@ -12,6 +12,7 @@
 #include "mglrud/core/cycle.h"
 #include "mglrud/core/cgroup.h"
 #include "mglrud/core/control-idle.h"
+#include "mglrud/core/policy-pool.h"
 #include "mglrud/kernel/lrugen.h"
 
 /* A read-only copy of one managed cgroup's controller state, for the bus, dumps and metrics.
@@ -113,17 +114,18 @@ int control_cgroup_set_paused(struct cgroup *cg, bool paused);
 /* Returns true when cg itself is paused (a daemon-wide pause is the caller's to check). */
 bool control_cgroup_paused(const struct cgroup *cg);
 
-/* Applies cg's runtime overrides over cg->policy, once a rescan has set it from the
+/* Applies cg's runtime overrides over *p, the policy a rescan found for cg in the
  * configuration (so they survive rescans and reloads). */
-void control_cgroup_apply_overrides(struct cgroup *cg);
+void control_cgroup_apply_overrides(const struct cgroup *cg, struct policy *p);
 
 /* Sets the runtime override of policy key k for cg to value, parsed with the configuration's
- * own parser, or removes it when value is "" or NULL; cg->policy becomes base (the configured
- * policy, config_policy_for()) with the overrides applied. Returns 0, -ENOMEM, or -EINVAL
- * with a static reason in *ret_reason (the parser's, or a MinColdAge/MaxColdAge conflict);
- * nothing changes on error. */
-int control_cgroup_set_override(struct cgroup *cg, const struct policy *base, enum policy_key k,
-                                const char *value, const char **ret_reason);
+ * own parser, or removes it when value is "" or NULL; cg->policy becomes pool's copy of base
+ * (the configured policy, config_policy_for()) with the overrides applied. Returns 0, -ENOMEM,
+ * or -EINVAL with a static reason in *ret_reason (the parser's, or a MinColdAge/MaxColdAge
+ * conflict); nothing changes on error. */
+int control_cgroup_set_override(struct cgroup *cg, struct policy_pool *pool,
+                                const struct policy *base, enum policy_key k, const char *value,
+                                const char **ret_reason);
 
 /* Computes cg's advisory decision now, without side effects: reads cg, decides on its previous
  * sample and a copy of its policy state with Mode=advise, and formats the decision into buf

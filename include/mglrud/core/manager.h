@@ -16,6 +16,7 @@
 #include "mglrud/core/cgroup.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/cycle.h"
+#include "mglrud/core/policy-pool.h"
 #include "mglrud/core/stream-protection.h"
 #include "mglrud/kernel/lrugen.h"
 #include "mglrud/kernel/memcg.h"
@@ -100,6 +101,10 @@ struct manager {
         bool lrugen_valid;          /* this cycle's parse succeeded */
         enum lrugen_ids lrugen_ids;
 
+        /* The cgroups' effective policies, one copy of each (policy-pool.h): replaced at each
+         * rescan; runtime overrides add theirs until the next one. */
+        struct policy_pool *policies;
+
         int host_psi_fd, meminfo_fd, swaps_fd;
         int inotify_fd;             /* watches every cgroup directory for mkdir/rmdir */
         bool inotify_full;          /* the watch limit was hit (logged once) */
@@ -177,6 +182,13 @@ int manager_reload(struct manager *m, char **ret_error);
 /* Runs one control cycle at monotonic time now_usec. Returns 0, or a negative errno on a fatal
  * error (-ENOMEM); per-cgroup errors are logged and backed off, not returned. */
 int manager_cycle(struct manager *m, uint64_t now_usec);
+
+/* Sets (value non-empty) or removes the runtime override of policy key k for cg over the
+ * policy the configuration gives it (the bus Set() method; control_cgroup_set_override()).
+ * Returns 0, -ENOMEM, or -EINVAL with a static reason in *ret_reason; nothing changes on
+ * error. */
+int manager_set_override(struct manager *m, struct cgroup *cg, enum policy_key k,
+                         const char *value, const char **ret_reason);
 
 /* Computes cg's advice now, without side effects (the bus Advise() method). Returns 0 or a
  * negative errno (-ENOENT: cg vanished); see control_cgroup_advise(). */

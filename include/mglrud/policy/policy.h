@@ -354,8 +354,17 @@ void decision_summarize(const struct decision *d, struct decision_summary *ret);
 /* Returns "warmup", "cold-generations", … or NULL for an unknown value. */
 const char *decision_reason_to_string(enum decision_reason r);
 
+/* The memory.stat keys read from a previous sample: memory.stat's file and the event counters
+ * that the policy takes deltas of or checks for a reset (guard.c), which include those the
+ * refault trust check reads (core/refault-trust.c: workingset_refault_file,
+ * workingset_nodereclaim, pgsteal). policy_decide() reads no other key of prev, so a caller that
+ * keeps previous samples for thousands of cgroups keeps only these. */
+#define POLICY_PREV_MEMSTAT_KEYS 10
+extern const enum memstat_key policy_prev_memstat_keys[POLICY_PREV_MEMSTAT_KEYS];
+
 /* Decides one cycle for one cgroup. prev and host_prev may be NULL (first cycle); host_cur and
- * host_limits may be NULL (no host guard). Rates (PSI
+ * host_limits may be NULL (no host guard). Of prev's memory.stat, only the keys in
+ * policy_prev_memstat_keys are read. Rates (PSI
  * shares, refaults, measured anon share) come from prev→cur deltas, i.e. they include the effect
  * of the previous decision. Writes the new state to *ret_state (which may be state itself) and the
  * decision to *ret_decision.

@@ -12,6 +12,7 @@
 
 #include "mglrud/core/actuator.h"
 #include "mglrud/core/cgroup.h"
+#include "test-policy.h"
 
 static void write_at(int dirfd, const char *name, const char *text) {
         int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -45,8 +46,8 @@ static struct cgroup *pressure_cgroup_new(char *dir, const char *stat, int *ret_
 
         struct cgroup *cg;
         assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &cg), 0);
-        policy_init_defaults(&cg->policy);
-        cg->policy.mode = POLICY_MODE_PRESSURE;
+        test_give_policy(cg);
+        test_policy_of(cg)->mode = POLICY_MODE_PRESSURE;
         *ret_dirfd = dirfd;
         return cg;
 }

@@ -18,6 +18,7 @@
 #include "mglrud/core/cgroup.h"
 #include "mglrud/core/control.h"
 #include "mglrud/shared/time.h"
+#include "test-policy.h"
 
 #define ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define POD "5d2c4a6e-1b2f-4c3d-8e9f-0a1b2c3d4e5f"
@@ -45,7 +46,7 @@ static void fixture_init(struct fixture *f) {
         struct stat st;
         assert_int_equal(stat(cgdir, &st), 0);
         assert_int_equal(cgroup_new(f->dir, "/cg", st.st_ino, 0, &f->cg), 0);
-        policy_init_defaults(&f->cg->policy);
+        test_give_policy(f->cg);
 }
 
 static void fixture_done(struct fixture *f) {

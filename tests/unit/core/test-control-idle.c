@@ -16,6 +16,7 @@
 #include "mglrud/core/control-idle.h"
 #include "mglrud/kernel/lrugen.h"
 #include "policy-test.h"
+#include "test-policy.h"
 
 struct fixture {
         struct policy p;
@@ -230,8 +231,8 @@ static void cycle_fixture_init(struct cycle_fixture *f) {
         struct stat st;
         assert_int_equal(fstat(f->dirfd, &st), 0);
         assert_int_equal(cgroup_new(f->dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &f->cg), 0);
-        policy_init_defaults(&f->cg->policy);
-        f->cg->policy.mode = POLICY_MODE_ADVISE;
+        test_give_policy(f->cg);
+        test_policy_of(f->cg)->mode = POLICY_MODE_ADVISE;
 
         char text[512];
         snprintf(text, sizeof text,
@@ -276,7 +277,7 @@ static void cycle_fixture_check(struct cycle_fixture *f, int last, unsigned inte
         assert_int_equal(x.risk.intervals, intervals);
         assert_int_equal(x.risk.skipped, 0);
         assert_int_equal(x.forecasts[CONTROL_FORECAST_MIN].threshold_usec,
-                         f->cg->policy.min_cold_age_usec);
+                         f->cg->policy->min_cold_age_usec);
 }
 
 static void cycle_fixture_done(struct cycle_fixture *f) {
@@ -322,7 +323,7 @@ static void assert_no_profile(struct cgroup *cg) {
 static void test_lazy_until_asked(void **unused) {
         struct cycle_fixture f;
         cycle_fixture_init(&f);
-        f.cg->policy.mode = POLICY_MODE_ACTIVE;
+        test_policy_of(f.cg)->mode = POLICY_MODE_ACTIVE;
         f.in.idle_profile = false;
         for (int i = 0; i < 2; i++)
                 cycle_fixture_run(&f, i);
@@ -351,7 +352,7 @@ static void test_advise_keeps_it_unasked(void **unused) {
         cycle_fixture_check(&f, 2, 2);
         size_t advising = control_cgroup_state_bytes(f.cg);
 
-        f.cg->policy.mode = POLICY_MODE_ACTIVE;
+        test_policy_of(f.cg)->mode = POLICY_MODE_ACTIVE;
         cycle_fixture_run(&f, 3);
         assert_no_profile(f.cg);
         assert_true(control_cgroup_state_bytes(f.cg) < advising);

@@ -23,6 +23,7 @@
 #include "mglrud/shared/fileio.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/time.h"
+#include "test-policy.h"
 
 static struct decision reclaim_decision(uint64_t bytes) {
         struct decision d = { .n_reclaims = 1 };
@@ -65,8 +66,8 @@ static void test_stale_completion_ignored(void **state) {
 
         struct cgroup *cg;
         assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &cg), 0);
-        policy_init_defaults(&cg->policy);
-        cg->policy.mode = POLICY_MODE_PRESSURE; /* memory.reclaim, the TMO step */
+        test_give_policy(cg);
+        test_policy_of(cg)->mode = POLICY_MODE_PRESSURE; /* memory.reclaim, the TMO step */
 
         struct actuator *act;
         assert_int_equal(actuator_new(NULL, capture_job, NULL, &act), 0);
@@ -134,8 +135,8 @@ static void test_stall_during_job(void **state) {
 
         struct cgroup *cg;
         assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &cg), 0);
-        policy_init_defaults(&cg->policy);
-        cg->policy.mode = POLICY_MODE_PRESSURE;
+        test_give_policy(cg);
+        test_policy_of(cg)->mode = POLICY_MODE_PRESSURE;
 
         struct actuator *act;
         assert_int_equal(actuator_new(NULL, capture_job, NULL, &act), 0);
@@ -449,8 +450,8 @@ static void test_job_record_with_first_job(void **state) {
         assert_int_equal(fstat(dirfd, &st), 0);
         struct cgroup *cg;
         assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &cg), 0);
-        policy_init_defaults(&cg->policy);
-        cg->policy.mode = POLICY_MODE_PRESSURE;
+        test_give_policy(cg);
+        test_policy_of(cg)->mode = POLICY_MODE_PRESSURE;
         struct actuator *act;
         assert_int_equal(actuator_new(NULL, capture_job, NULL, &act), 0);
         struct kernel_caps caps = { .page_size = 4096, .reclaim_swappiness = true };

@@ -22,6 +22,7 @@
 
 #include "mglrud/core/control.h"
 #include "mglrud/shared/log.h"
+#include "test-policy.h"
 
 #define SEC UINT64_C(1000000)
 
@@ -120,9 +121,9 @@ static void run_start(struct run *r, bool refault_check) {
                 .own = { .ids = { st.st_ino }, .n = 1 },
         };
         assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &r->cg), 0);
-        policy_init_defaults(&r->cg->policy);
+        test_give_policy(r->cg);
         /* Advise: decisions and T, no writes (no job stays in flight between the cycles). */
-        r->cg->policy.mode = POLICY_MODE_ADVISE;
+        test_policy_of(r->cg)->mode = POLICY_MODE_ADVISE;
         r->in = (struct cycle_input) {
                 .now_usec = 1000 * SEC,
                 .caps = &r->caps,

@@ -136,6 +136,7 @@ static void test_no_limit_or_unreadable(void **state) {
 }
 
 #include "guard-fixture.h"
+#include "test-policy.h"
 
 /* A cycle's reclaim job carries the limit the PSI trigger would use within its window when the
  * guard is loaded (none without); a guard stop counts as a guard stop, not a pressure stop, and
@@ -157,7 +158,7 @@ static void test_cycle_limit_and_guard_stop(void **state) {
         in.now_usec += 2000000;
         assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
         assert_non_null(captured);
-        uint64_t want = policy_trigger_stall_usec(cg->policy.pressure_target, in.interval_usec,
+        uint64_t want = policy_trigger_stall_usec(cg->policy->pressure_target, in.interval_usec,
                                                   PRESSURE_TRIGGER_WINDOW_USEC) * 1000;
         assert_true(want > 0);
         assert_int_equal(captured->stall_limit_ns, want);

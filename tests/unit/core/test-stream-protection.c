@@ -30,6 +30,7 @@
 #include "mglrud/core/stream-protection.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/time.h"
+#include "test-policy.h"
 
 #define MiB (UINT64_C(1) << 20)
 #define PAGE UINT64_C(4096)
@@ -55,7 +56,7 @@ static struct cgroup *make_cgroup(void) {
         assert_int_equal(stat(p, &st), 0);
         struct cgroup *cg;
         assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &cg), 0);
-        policy_init_defaults(&cg->policy);
+        test_give_policy(cg);
         return cg;
 }
 
@@ -243,7 +244,7 @@ static void test_dry_run_and_advise_drop_nothing(void **state) {
         assert_int_equal(resident_pages(24 * MiB / PAGE), before);
 
         /* StreamProtection=advise: the same, decided per cgroup. */
-        cg->policy.stream_protection = STREAM_PROTECTION_ADVISE;
+        test_policy_of(cg)->stream_protection = STREAM_PROTECTION_ADVISE;
         j = cycle(s, cg, 44 * MiB, false, false);
         assert_non_null(j);
         assert_true(j->dry_run);
@@ -264,13 +265,13 @@ static void test_paused_or_off_get_nothing(void **state) {
         assert_null(cycle(s, cg, 40 * MiB, false, false));
         assert_int_equal(control_cgroup_set_paused(cg, false), 0);
         assert_null(cycle(s, cg, 41 * MiB, false, true)); /* Pause("") */
-        cg->policy.stream_protection = STREAM_PROTECTION_NO;
+        test_policy_of(cg)->stream_protection = STREAM_PROTECTION_NO;
         assert_null(cycle(s, cg, 42 * MiB, false, false));
-        cg->policy.stream_protection = STREAM_PROTECTION_YES;
-        cg->policy.mode = POLICY_MODE_OFF;
+        test_policy_of(cg)->stream_protection = STREAM_PROTECTION_YES;
+        test_policy_of(cg)->mode = POLICY_MODE_OFF;
         assert_null(cycle(s, cg, 43 * MiB, false, false));
         /* And the control: the same cgroup, active, gets its drop. */
-        cg->policy.mode = POLICY_MODE_ACTIVE;
+        test_policy_of(cg)->mode = POLICY_MODE_ACTIVE;
         struct actuator_job *j = cycle(s, cg, 44 * MiB, true, false);
         assert_non_null(j);
         actuator_job_free(j);
@@ -656,7 +657,7 @@ static void test_fast_path_table_full(void **state) {
         assert_int_equal(streams_get_stats(s).crossings, STREAM_EVENTS_BATCH + 17);
 
         /* Protection off: no cgroup is watched after the next cycle. */
-        cg->policy.stream_protection = STREAM_PROTECTION_NO;
+        test_policy_of(cg)->stream_protection = STREAM_PROTECTION_NO;
         assert_null(cycle_at(s, cg, t0 + 10 * USEC_PER_SEC, NULL, NULL, 0));
         assert_int_equal(streams_get_stats(s).watched, 0);
 
@@ -739,10 +740,10 @@ static void test_fast_path_unprotected(void **state) {
         struct streams_key key = { .cgroup_id = cg->id, .ino = 1, .dev = 8 << 20 };
         struct streams_val v = seq_val(40 * MiB, FILE_BYTES, t0 + 1000);
 
-        cg->policy.stream_protection = STREAM_PROTECTION_NO;
+        test_policy_of(cg)->stream_protection = STREAM_PROTECTION_NO;
         assert_int_equal(streams_feed_events(s, &key, &v, 1), 0);
         assert_null(fast(s, cg, t0 + 2000, false, &r));
-        cg->policy.stream_protection = STREAM_PROTECTION_YES;
+        test_policy_of(cg)->stream_protection = STREAM_PROTECTION_YES;
         assert_int_equal(control_cgroup_set_paused(cg, true), 0);
         assert_int_equal(streams_feed_events(s, &key, &v, 1), 0);
         assert_null(fast(s, cg, t0 + 3000, false, &r));

@@ -326,6 +326,45 @@ static void test_counter_reset(void **unused) {
         assert_false(d.flags & DECISION_FLAG_COUNTER_RESET);
 }
 
+/* Returns prev with only the memory.stat keys a caller keeps of a previous sample
+ * (policy_prev_memstat_keys). */
+static struct cgroup_sample prev_as_kept(const struct cgroup_sample *prev) {
+        struct cgroup_sample r = *prev;
+        r.stat = (struct memstat) {};
+        for (size_t i = 0; i < POLICY_PREV_MEMSTAT_KEYS; i++) {
+                enum memstat_key k = policy_prev_memstat_keys[i];
+                if (memstat_has(&prev->stat, k))
+                        stat_set(&r.stat, k, prev->stat.value[k]);
+        }
+        return r;
+}
+
+/* The daemon keeps only policy_prev_memstat_keys of a previous sample (control.c): the policy
+ * must decide the same from them as from the whole sample. Each round moves every counter of cur
+ * by a random amount, now and then backwards (a reset), and decides from both. */
+static void test_prev_keys_suffice(void **unused) {
+        uint64_t rng = 0x9e3779b97f4a7c15u;
+        for (int round = 0; round < 400; round++) {
+                struct fixture f;
+                setup(&f);
+                for (int k = 0; k < _MEMSTAT_KEY_MAX; k++) {
+                        rng = rng * 6364136223846793005u + 1442695040888963407u;
+                        uint64_t base = (rng >> 20) % 100000, step = (rng >> 40) % 20000;
+                        stat_set(&f.prev.stat, k, base);
+                        bool back = k >= MEMSTAT_WORKINGSET_REFAULT_ANON && (rng >> 8) % 40 == 0;
+                        stat_set(&f.cur.stat, k, back ? base / 2 : base + step);
+                }
+                rng = rng * 6364136223846793005u + 1442695040888963407u;
+                f.cur.psi.some.total_us = f.prev.psi.some.total_us + (rng >> 33) % 40000;
+                struct policy_state s_full = f.s, s_kept = f.s;
+                struct cgroup_sample kept = prev_as_kept(&f.prev);
+                struct decision full = run(&f.p, &f.caps, &s_full, &f.prev, &f.cur),
+                                only = run(&f.p, &f.caps, &s_kept, &kept, &f.cur);
+                assert_decision_equal(&full, &only);
+                assert_memory_equal(&s_full, &s_kept, policy_state_size(&s_full));
+        }
+}
+
 static void test_clock_jump(void **unused) {
         struct fixture f;
         struct decision d;
@@ -553,6 +592,7 @@ int main(void) {
                 cmocka_unit_test(test_refault_floor),
                 cmocka_unit_test(test_host_guard),
                 cmocka_unit_test(test_counter_reset),
+                cmocka_unit_test(test_prev_keys_suffice),
                 cmocka_unit_test(test_clock_jump),
                 cmocka_unit_test(test_backoff),
                 cmocka_unit_test(test_stall),
