@@ -910,10 +910,12 @@ int control_cgroup_set_override(struct cgroup *cg, struct policy_pool *pool,
                 *ret_reason = "MinColdAge= would be greater than MaxColdAge=";
                 return -EINVAL;
         }
+        /* Zeroed, an override record overrides nothing: allocated first, it may stay when the
+         * pool then fails, and nothing has changed. */
+        if (!s->overrides && !(s->overrides = calloc(1, sizeof *s->overrides)))
+                return -ENOMEM;
         const struct policy *shared = policy_pool_intern(pool, &p);
         if (!shared)
-                return -ENOMEM;
-        if (!s->overrides && !(s->overrides = malloc(sizeof *s->overrides)))
                 return -ENOMEM;
         *s->overrides = o;
         cg->policy = shared;

@@ -913,11 +913,7 @@ int manager_set_override(struct manager *m, struct cgroup *cg, enum policy_key k
         const struct cgroup_match match = { .path = cg->path, .container = cg->container,
                                             .annotation = cg->annotation };
         (void) config_policy_for(&m->config, &match, &base);
-        if (!m->policies) {
-                int r = policy_pool_new(&m->policies);
-                if (r < 0)
-                        return r;
-        }
+        /* (A cgroup exists only after a rescan that made m->policies.) */
         return control_cgroup_set_override(cg, m->policies, &base, k, value, ret_reason);
 }
 
