@@ -125,10 +125,13 @@ static void note_write_time(const struct actuator_job *j, const char *what, uint
                             uint64_t t0, int r) {
         uint64_t dt = now_monotonic_usec() - t0;
         char b[32], t[32];
+        /* A job stopped while this write ran (its cgroup dropped, or a pressure stop) says so:
+         * the write began before the stop, though its line comes after. */
+        bool stopped = __atomic_load_n(&j->stop, __ATOMIC_RELAXED);
         log_full_errno(dt >= 2 * USEC_PER_SEC ? LOG_NOTICE : LOG_DEBUG, 0,
-                       "%s: %s of %s took %s (%s)", j->path, what,
+                       "%s: %s of %s took %s (%s%s)", j->path, what,
                        format_bytes(b, sizeof b, bytes), format_duration(t, sizeof t, dt),
-                       r < 0 ? strerror(-r) : "ok");
+                       r < 0 ? strerror(-r) : "ok", stopped ? "; stopped while it ran" : "");
 }
 
 /* The stall guard (docs/design.md, "Stall guard"): returns true when the job's cgroup's tasks
@@ -521,6 +524,10 @@ unsigned actuator_cancel(struct actuator *a, uint64_t cgroup_id) {
         a->queue_tail = NULL;
         for (struct actuator_job *j = a->queue_head; j; j = j->next)
                 a->queue_tail = j;
+        /* The running one ends after the write in flight: its cgroup is gone or no longer
+         * ours, and a job of 16 chunks would go on writing for seconds. */
+        if (a->running && a->running->cgroup_id == cgroup_id)
+                __atomic_store_n(&a->running->stop, true, __ATOMIC_RELAXED);
         pthread_mutex_unlock(&a->lock);
         free_list(drop); /* closes descriptors: outside the lock */
         return n;

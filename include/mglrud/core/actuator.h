@@ -102,8 +102,10 @@ struct actuator_job {
         int last_error;
         uint64_t asked_bytes;   /* what the eviction/reclaim/drop writes asked for */
         bool vanished;          /* memory.reclaim said the cgroup is gone */
-        bool cancelled;         /* stopped early: by shutdown, or by actuator_stop_cgroup() */
-        bool stop;              /* actuator_stop_cgroup(): end after the chunk in flight; atomic */
+        bool cancelled;         /* stopped early: by shutdown, actuator_stop_cgroup() or
+                                 * actuator_cancel() */
+        bool stop;              /* actuator_stop_cgroup(), actuator_cancel(): end after the chunk in
+                                 * flight; atomic */
         bool stall_stopped;     /* the stall guard ended it (cancelled is set too) */
         bool has_stall_base;    /* stall_base_ns was read (at the job's first check) */
         uint64_t stall_base_ns; /* the cgroup's reclaim time when the job began */
@@ -168,8 +170,9 @@ int actuator_new(sd_event *e, actuator_done_fn done, void *userdata, struct actu
  * 0, or -ESHUTDOWN once stopping (the job is freed). */
 int actuator_submit(struct actuator *a, struct actuator_job *j);
 
-/* Drops the queued jobs of cgroup id (they are freed, done is not called; a running one
- * finishes): its cgroup is no longer managed. NULL is fine. Returns how many were dropped. */
+/* Drops the queued jobs of cgroup id (they are freed, done is not called) and stops its running
+ * one after the write in flight (done is called as for any stopped job): its cgroup is no
+ * longer managed. NULL is fine. Returns how many queued jobs were dropped. */
 unsigned actuator_cancel(struct actuator *a, uint64_t cgroup_id);
 
 /* What actuator_stop_cgroup() stopped. */

@@ -251,6 +251,71 @@ static void test_actuator_dry_run_switch(void **state) {
         assert_int_equal(rmdir(dir), 0);
 }
 
+/* An actuator whose cgroup directory has a FIFO for memory.reclaim: the worker blocks in the
+ * open of its first write until fifo_jobs_release() opens the reader, so that a test can act
+ * while a job runs and others wait in the queue. */
+struct fifo_jobs {
+        char dir[64];
+        int dirfd, rd;
+        sd_event *e;
+        struct actuator *a;
+};
+
+static void fifo_jobs_init(struct fifo_jobs *f, actuator_done_fn done, void *userdata) {
+        snprintf(f->dir, sizeof f->dir, "/tmp/mglrud-test-fifo.XXXXXX");
+        assert_non_null(mkdtemp(f->dir));
+        f->dirfd = open(f->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(f->dirfd >= 0);
+        assert_int_equal(mkfifoat(f->dirfd, "memory.reclaim", 0600), 0);
+        f->rd = -1;
+        f->e = NULL;
+        f->a = NULL;
+        assert_int_equal(sd_event_new(&f->e), 0);
+        assert_int_equal(actuator_new(f->e, done, userdata, &f->a), 0);
+}
+
+/* Queues a job of cgroup id with decision d. */
+static void fifo_jobs_submit(struct fifo_jobs *f, uint64_t id, const struct decision *d) {
+        struct actuator_job *j = actuator_job_new(id, "/t", f->dirfd, -1, 4096, false, d);
+        assert_non_null(j);
+        assert_int_equal(actuator_submit(f->a, j), 0);
+}
+
+/* Waits until the worker is in its first write (blocked in the FIFO's open). */
+static void fifo_jobs_wait_write(struct fifo_jobs *f) {
+        for (int i = 0; i < 1000 && actuator_write_age_usec(f->a, now_monotonic_usec()) == 0; i++)
+                usleep(1000);
+        assert_true(actuator_write_age_usec(f->a, now_monotonic_usec()) > 0);
+}
+
+/* Opens the reader, which lets the writes through, and runs the loop until *n reaches want. */
+static void fifo_jobs_release(struct fifo_jobs *f, const unsigned *n, unsigned want) {
+        f->rd = openat(f->dirfd, "memory.reclaim", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        assert_true(f->rd >= 0);
+        for (int i = 0; i < 100 && *n < want; i++)
+                assert_true(sd_event_run(f->e, 100000) >= 0);
+        assert_int_equal(*n, want);
+}
+
+/* Asserts that the kernel got exactly want through memory.reclaim. */
+static void fifo_jobs_assert_written(struct fifo_jobs *f, const char *want) {
+        char buf[128] = "";
+        ssize_t n = read(f->rd, buf, sizeof buf - 1);
+        assert_true(n > 0);
+        buf[n] = 0;
+        assert_string_equal(buf, want);
+}
+
+static void fifo_jobs_done(struct fifo_jobs *f) {
+        actuator_free(f->a);
+        sd_event_unref(f->e);
+        if (f->rd >= 0)
+                close(f->rd);
+        assert_int_equal(unlinkat(f->dirfd, "memory.reclaim", 0), 0);
+        close(f->dirfd);
+        assert_int_equal(rmdir(f->dir), 0);
+}
+
 struct ids_ctx {
         unsigned n;
         uint64_t ids[8];
@@ -268,44 +333,23 @@ static void on_job_id(struct actuator_job *j, void *userdata) {
  * cgroups' jobs run. The worker is held on the first job, whose memory.reclaim is a FIFO (its
  * open blocks until a reader comes), so that the others wait in the queue. */
 static void test_actuator_cancel(void **state) {
-        char dir[] = "/tmp/mglrud-test-cancel.XXXXXX";
-        assert_non_null(mkdtemp(dir));
-        int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        assert_true(dirfd >= 0);
-        assert_int_equal(mkfifoat(dirfd, "memory.reclaim", 0600), 0);
-
-        sd_event *e = NULL;
-        struct actuator *a = NULL;
+        struct fifo_jobs f;
         struct ids_ctx c = {};
-        assert_int_equal(sd_event_new(&e), 0);
-        assert_int_equal(actuator_new(e, on_job_id, &c, &a), 0);
+        fifo_jobs_init(&f, on_job_id, &c);
         struct decision d = reclaim_decision(4096);
         const uint64_t order[] = { 7, 1, 2, 1 }; /* 7 blocks the worker; 1 goes away */
-        for (size_t i = 0; i < ELEMENTSOF(order); i++) {
-                struct actuator_job *j = actuator_job_new(order[i], "/t", dirfd, -1, 4096, false, &d);
-                assert_non_null(j);
-                assert_int_equal(actuator_submit(a, j), 0);
-        }
-        assert_int_equal(actuator_cancel(a, 1), 2);
-        assert_int_equal(actuator_cancel(a, 1), 0);
-        assert_int_equal(actuator_pending(a), 2);
+        for (size_t i = 0; i < ELEMENTSOF(order); i++)
+                fifo_jobs_submit(&f, order[i], &d);
+        assert_int_equal(actuator_cancel(f.a, 1), 2);
+        assert_int_equal(actuator_cancel(f.a, 1), 0);
+        assert_int_equal(actuator_pending(f.a), 2);
 
         /* A reader lets the write of job 7 through (and then the next job's). */
-        int rd = openat(dirfd, "memory.reclaim", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        assert_true(rd >= 0);
-        for (int i = 0; i < 100 && c.n < 2; i++)
-                assert_true(sd_event_run(e, 100000) >= 0);
-        assert_int_equal(c.n, 2);
+        fifo_jobs_release(&f, &c.n, 2);
         assert_int_equal(c.ids[0], 7);
         assert_int_equal(c.ids[1], 2);
-        assert_int_equal(actuator_pending(a), 0);
-
-        actuator_free(a);
-        sd_event_unref(e);
-        close(rd);
-        assert_int_equal(unlinkat(dirfd, "memory.reclaim", 0), 0);
-        close(dirfd);
-        assert_int_equal(rmdir(dir), 0);
+        assert_int_equal(actuator_pending(f.a), 0);
+        fifo_jobs_done(&f);
 }
 
 struct stop_ctx {
@@ -331,43 +375,24 @@ static void on_job_stopped(struct actuator_job *j, void *userdata) {
  * of four), the other cgroup's job runs. The worker is held in the open of the first chunk
  * (memory.reclaim is a FIFO without a reader) while the stop comes. */
 static void test_actuator_stop_cgroup(void **state) {
-        char dir[] = "/tmp/mglrud-test-stop.XXXXXX";
-        assert_non_null(mkdtemp(dir));
-        int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        assert_true(dirfd >= 0);
-        assert_int_equal(mkfifoat(dirfd, "memory.reclaim", 0600), 0);
-
-        sd_event *e = NULL;
-        struct actuator *a = NULL;
+        struct fifo_jobs f;
         struct stop_ctx c = {};
-        assert_int_equal(sd_event_new(&e), 0);
-        assert_int_equal(actuator_new(e, on_job_stopped, &c, &a), 0);
+        fifo_jobs_init(&f, on_job_stopped, &c);
         const uint64_t chunk = (uint64_t) ACTUATOR_CHUNK_PAGES * 4096;
         struct decision big = reclaim_decision(4 * chunk), small = reclaim_decision(4096);
-        const uint64_t order[] = { 1, 1, 2 };
-        for (size_t i = 0; i < ELEMENTSOF(order); i++) {
-                struct actuator_job *j = actuator_job_new(order[i], "/t", dirfd, -1, 4096, false,
-                                                          i == 0 ? &big : &small);
-                assert_non_null(j);
-                assert_int_equal(actuator_submit(a, j), 0);
-        }
-        /* Wait until the worker is in the first write of job 1 (blocked in open). */
-        for (int i = 0; i < 1000 && actuator_write_age_usec(a, now_monotonic_usec()) == 0; i++)
-                usleep(1000);
-        assert_true(actuator_write_age_usec(a, now_monotonic_usec()) > 0);
+        fifo_jobs_submit(&f, 1, &big);
+        fifo_jobs_submit(&f, 1, &small);
+        fifo_jobs_submit(&f, 2, &small);
+        fifo_jobs_wait_write(&f);
 
-        struct actuator_stopped st = actuator_stop_cgroup(a, 1);
+        struct actuator_stopped st = actuator_stop_cgroup(f.a, 1);
         assert_int_equal(st.queued, 1);
         assert_true(st.running);
-        st = actuator_stop_cgroup(a, 3); /* nothing of it */
+        st = actuator_stop_cgroup(f.a, 3); /* nothing of it */
         assert_int_equal(st.queued, 0);
         assert_false(st.running);
 
-        int rd = openat(dirfd, "memory.reclaim", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        assert_true(rd >= 0);
-        for (int i = 0; i < 100 && c.n < 3; i++)
-                assert_true(sd_event_run(e, 100000) >= 0);
-        assert_int_equal(c.n, 3);
+        fifo_jobs_release(&f, &c.n, 3);
         /* the queued job of 1 first (handed back at the stop), then the running one, then 2 */
         assert_int_equal(c.ids[0], 1);
         assert_true(c.cancelled[0]);
@@ -378,23 +403,40 @@ static void test_actuator_stop_cgroup(void **state) {
         assert_int_equal(c.ids[2], 2);
         assert_false(c.cancelled[2]);
         assert_int_equal(c.asked[2], 4096);
-        assert_int_equal(actuator_pending(a), 0);
+        assert_int_equal(actuator_pending(f.a), 0);
 
         /* What the kernel got: one chunk of job 1, then job 2's request. */
-        char buf[128] = "";
-        ssize_t n = read(rd, buf, sizeof buf - 1);
-        assert_true(n > 0);
-        buf[n] = 0;
         char want[64];
         snprintf(want, sizeof want, "%llu4096", (unsigned long long) chunk);
-        assert_string_equal(buf, want);
+        fifo_jobs_assert_written(&f, want);
+        fifo_jobs_done(&f);
+}
 
-        actuator_free(a);
-        sd_event_unref(e);
-        close(rd);
-        assert_int_equal(unlinkat(dirfd, "memory.reclaim", 0), 0);
-        close(dirfd);
-        assert_int_equal(rmdir(dir), 0);
+/* actuator_cancel() on a cgroup whose job is running (it went away mid-job): the job ends
+ * after the chunk in flight (one 4 MiB chunk of four), handed to done as cancelled; another
+ * cgroup's queued job runs. The worker is held in the open of the first chunk. */
+static void test_actuator_cancel_running(void **state) {
+        struct fifo_jobs f;
+        struct stop_ctx c = {};
+        fifo_jobs_init(&f, on_job_stopped, &c);
+        const uint64_t chunk = (uint64_t) ACTUATOR_CHUNK_PAGES * 4096;
+        struct decision big = reclaim_decision(4 * chunk), small = reclaim_decision(4096);
+        fifo_jobs_submit(&f, 1, &big);
+        fifo_jobs_submit(&f, 2, &small);
+        fifo_jobs_wait_write(&f);
+
+        assert_int_equal(actuator_cancel(f.a, 1), 0); /* nothing queued: it runs */
+
+        fifo_jobs_release(&f, &c.n, 2);
+        assert_int_equal(c.ids[0], 1);
+        assert_true(c.cancelled[0]);
+        assert_int_equal(c.asked[0], chunk);
+        assert_int_equal(c.ids[1], 2);
+        assert_false(c.cancelled[1]);
+        char want[64];
+        snprintf(want, sizeof want, "%llu4096", (unsigned long long) chunk);
+        fifo_jobs_assert_written(&f, want);
+        fifo_jobs_done(&f);
 }
 
 static void on_alarm(int sig) {
@@ -506,6 +548,7 @@ int main(void) {
                 cmocka_unit_test(test_stall_during_job),
                 cmocka_unit_test(test_actuator_dry_run_switch),
                 cmocka_unit_test(test_actuator_stop_cgroup),
+                cmocka_unit_test(test_actuator_cancel_running),
                 cmocka_unit_test(test_reclaim_interrupted),
                 cmocka_unit_test(test_actuator_cancel),
         };

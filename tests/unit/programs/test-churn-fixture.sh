@@ -56,7 +56,8 @@ read -r writes after_drop warnings < <(awk '
         /No longer managing / { p = $0; sub(/^.*No longer managing /, "", p); sub(/\.$/, "", p); gone[p] = 1; next }
         /: (lru_gen age|lru_gen evict|memory.reclaim) of .* took / {
                 p = $0; sub(/^debug: /, "", p); sub(/: (lru_gen age|lru_gen evict|memory.reclaim) of .*$/, "", p)
-                writes++; if (p in gone) after++
+                # A write that began before the drop (its job stopped while it ran) is not after it.
+                writes++; if ((p in gone) && $0 !~ /stopped while it ran\)$/) after++
         }
         /^(warning|error): / { warn++ }
         END { print writes + 0, after + 0, warn + 0 }' "$tmp/log")
