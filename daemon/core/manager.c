@@ -711,9 +711,12 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
                         m->cgroups[kept++] = cg;
                         continue;
                 }
-                log_info("No longer managing %s.", cg->name);
-                /* Its queued writes go too: no action on a cgroup we know is gone. */
+                /* Its queued writes go too, and its running job stops after the write in
+                 * flight: no action on a cgroup we know is gone. Said after the stop, so that
+                 * a write logged after this line without "stopped while it ran" would be one
+                 * the stop missed. */
                 actuator_cancel(m->actuator, cg->id);
+                log_info("No longer managing %s.", cg->name);
                 control_cgroup_free(cg);
                 cgroup_free(cg);
         }

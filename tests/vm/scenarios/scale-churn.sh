@@ -123,7 +123,10 @@ awk '
 		writes++
 		if ($0 ~ /\(ok(\)|;)/) ok++
 		# A write that began before the drop (its job stopped while it ran) is not after it.
-		if ((p in gone) && $0 !~ /stopped while it ran\)$/) after_drop++
+		if ((p in gone) && $0 !~ /stopped while it ran\)$/) {
+			after_drop++
+			print NR ": " $0 > "/tmp/after-drop.txt"
+		}
 	}
 	/refused \(EINVAL\): stale/ { stale++ }
 	/^(warning|error): / { warn++ }
@@ -133,6 +136,15 @@ log "$(cat /tmp/writes.txt)"
 for k in dropped writes ok refused_stale after_drop warnings; do
 	result "$k" "$(tr ' ' '\n' < /tmp/writes.txt | sed -n "s/^$k=//p")"
 done
+# Each write after a drop with the lines about its cgroup before it: what to look at if one shows.
+: > /tmp/after-drop-context.txt
+if [ -s /tmp/after-drop.txt ]; then
+	head -n 5 /tmp/after-drop.txt | while IFS= read -r l; do
+		n=${l%%:*} path=$(printf '%s\n' "$l" | sed -E 's/^[0-9]+: (debug: )?//; s/: (lru_gen age|lru_gen evict|memory.reclaim) of .*$//')
+		{ echo "== $l"; head -n "$n" /tmp/mglrud.log | grep -nF "$path" | tail -n 8; } >> /tmp/after-drop-context.txt
+	done
+fi
+result_file after-drop.txt /tmp/after-drop-context.txt
 grep -E '^(warning|error): ' /tmp/mglrud.log | sort | uniq -c | sort -rn | head -n 20 > /tmp/warnings.txt
 result_file warnings.txt /tmp/warnings.txt
 grep -v '^debug: ' /tmp/mglrud.log | tail -n 50 > /tmp/mglrud-tail.log
