@@ -20,25 +20,20 @@ struct control_overrides {
         uint32_t mask;                 /* (1u << enum policy_key) */
 };
 
-/* The memory.stat keys the policy and the refault trust check read from a previous sample
- * (policy_prev_memstat_keys): 10 of memory.stat's 30, 80 bytes a cgroup fewer than keeping
- * every event counter. */
-#define PREV_KEYS POLICY_PREV_MEMSTAT_KEYS
-_Static_assert(PREV_KEYS <= 32, "prev_reading.stat_present has one bit per key");
-
-static enum memstat_key prev_key(unsigned i) {
-        return policy_prev_memstat_keys[i];
-}
+/* A previous sample keeps only the memory.stat keys the policy and the refault trust check read
+ * from it (policy_prev_memstat_keys): 10 of memory.stat's 30, 80 bytes a cgroup fewer than
+ * keeping every event counter. */
+_Static_assert(POLICY_PREV_MEMSTAT_KEYS <= 32, "prev_reading.stat_present has one bit per key");
 
 /* The previous sample, as much of it as the policy reads from a previous sample (guard.c): the
  * time, those memory.stat keys, the PSI totals and the own refault count; the averages, the
  * amounts and the limits are read from the current sample only. */
 struct prev_reading {
         uint64_t now_usec;
-        uint64_t stat[PREV_KEYS];
+        uint64_t stat[POLICY_PREV_MEMSTAT_KEYS];
         uint64_t psi_some_us, psi_full_us;
         uint64_t own_refault_file;     /* refault-trust.h (has_own_refault_file) */
-        uint32_t stat_present;         /* bit i: prev_key(i) was in memory.stat */
+        uint32_t stat_present;         /* bit i: policy_prev_memstat_keys[i] was in memory.stat */
         bool has_psi, has_psi_full;
         bool has_own_refault_file;
 };
@@ -215,8 +210,8 @@ static void prev_take(const struct cgroup_reading *rd, const struct own_refaults
                 .has_psi_full = rd->psi.has_full,
                 .has_own_refault_file = own->valid,
         };
-        for (unsigned i = 0; i < PREV_KEYS; i++)
-                if (memstat_get(&rd->stat, prev_key(i), &ret->stat[i]))
+        for (unsigned i = 0; i < POLICY_PREV_MEMSTAT_KEYS; i++)
+                if (memstat_get(&rd->stat, policy_prev_memstat_keys[i], &ret->stat[i]))
                         ret->stat_present |= UINT32_C(1) << i;
 }
 
@@ -420,10 +415,10 @@ static void fill_prev_sample(const struct prev_reading *pr, struct cgroup_sample
                 .own_refault_file = pr->own_refault_file,
                 .has_own_refault_file = pr->has_own_refault_file,
         };
-        for (unsigned i = 0; i < PREV_KEYS; i++)
+        for (unsigned i = 0; i < POLICY_PREV_MEMSTAT_KEYS; i++)
                 if (pr->stat_present & (UINT32_C(1) << i)) {
-                        ret->stat.value[prev_key(i)] = pr->stat[i];
-                        ret->stat.present |= UINT32_C(1) << prev_key(i);
+                        ret->stat.value[policy_prev_memstat_keys[i]] = pr->stat[i];
+                        ret->stat.present |= UINT32_C(1) << policy_prev_memstat_keys[i];
                 }
 }
 

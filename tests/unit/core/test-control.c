@@ -297,12 +297,14 @@ static void fifo_jobs_release(struct fifo_jobs *f, const unsigned *n, unsigned w
         assert_int_equal(*n, want);
 }
 
-/* Asserts that the kernel got exactly want through memory.reclaim. */
-static void fifo_jobs_assert_written(struct fifo_jobs *f, const char *want) {
-        char buf[128] = "";
+/* Asserts that the kernel got, through memory.reclaim, one chunk of the first job (which asked
+ * for more) and then the 4096-byte request of the next one. */
+static void fifo_jobs_assert_chunk_then_small(struct fifo_jobs *f, uint64_t chunk) {
+        char buf[128] = "", want[64];
         ssize_t n = read(f->rd, buf, sizeof buf - 1);
         assert_true(n > 0);
         buf[n] = 0;
+        snprintf(want, sizeof want, "%llu4096", (unsigned long long) chunk);
         assert_string_equal(buf, want);
 }
 
@@ -406,9 +408,7 @@ static void test_actuator_stop_cgroup(void **state) {
         assert_int_equal(actuator_pending(f.a), 0);
 
         /* What the kernel got: one chunk of job 1, then job 2's request. */
-        char want[64];
-        snprintf(want, sizeof want, "%llu4096", (unsigned long long) chunk);
-        fifo_jobs_assert_written(&f, want);
+        fifo_jobs_assert_chunk_then_small(&f, chunk);
         fifo_jobs_done(&f);
 }
 
@@ -433,9 +433,7 @@ static void test_actuator_cancel_running(void **state) {
         assert_int_equal(c.asked[0], chunk);
         assert_int_equal(c.ids[1], 2);
         assert_false(c.cancelled[1]);
-        char want[64];
-        snprintf(want, sizeof want, "%llu4096", (unsigned long long) chunk);
-        fifo_jobs_assert_written(&f, want);
+        fifo_jobs_assert_chunk_then_small(&f, chunk);
         fifo_jobs_done(&f);
 }
 
