@@ -10,7 +10,7 @@ set -euo pipefail
 
 KVER="${MGLRUD_VM_KVER:-7.3.4+deb13-amd64}"
 CACHE="${MGLRUD_VM_CACHE:-/var/cache/mglrud-vm}"
-SUITE_LINE="deb http://deb.debian.org/debian trixie-backports main"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 SRC_FILE=/etc/apt/sources.list.d/mglrud-trixie-backports.list
 PIN_FILE=/etc/apt/preferences.d/mglrud-trixie-backports
 WITH_BPF=0
@@ -45,8 +45,11 @@ command -v dpkg-deb >/dev/null || die "dpkg-deb not found"
 [ "$(id -u)" = 0 ] || die "must run as root once to add the apt source (or pre-populate $ROOT)"
 
 if ! grep -rqs "trixie-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
-	log "adding $SRC_FILE"
-	echo "$SUITE_LINE" > "$SRC_FILE"
+	# The site's own mirror, as its apt sources name it (debian-mirror.sh; MGLRUD_DEBIAN_MIRROR
+	# overrides): the tree names no archive host.
+	mirror=$("$HERE/debian-mirror.sh") || die "no Debian mirror to add trixie-backports from"
+	log "adding $SRC_FILE (deb $mirror trixie-backports main)"
+	echo "deb $mirror trixie-backports main" > "$SRC_FILE"
 fi
 # Never let the host install or upgrade from this suite: priority -1 means "never install".
 if [ ! -f "$PIN_FILE" ]; then

@@ -12,7 +12,7 @@ set -euo pipefail
 
 VERSION=1
 SUITE=bookworm
-MIRROR="${MGLRUD_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # systemd + dbus + udev: PID 1, the system bus, device units. procps: /bin/kill of the unit's
 # ExecReload=. The libraries are the package's Depends (there is no network in the guest: dpkg -i
 # must find them installed).
@@ -47,6 +47,8 @@ cleanup() {
 	rm -rf --one-file-system "$STAGE" "$IMG.tmp"
 }
 trap cleanup EXIT
+# The site's own mirror, as its apt sources name it (MGLRUD_DEBIAN_MIRROR overrides).
+MIRROR=$("$HERE/debian-mirror.sh") || die "no Debian mirror to debootstrap from"
 start=$(date +%s)
 log "debootstrap $SUITE (minbase + $INCLUDE) from $MIRROR (one-time)"
 if ! debootstrap --variant=minbase --include="$INCLUDE" "$SUITE" "$STAGE/root" "$MIRROR" \
