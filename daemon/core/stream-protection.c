@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* streams.c: one-shot stream protection: the BPF counters (bpf/page-cache-inserts.bpf.c), the per-file
+/* stream-protection.c: one-shot stream protection: the BPF counters (bpf/page-cache-inserts.bpf.c), the per-file
  * state across cycles, and the drop jobs (files opened by handle here, the ranges dropped by
  * the actuation path behind the reader). */
 #include "mglrud/core/stream-protection.h"
