@@ -270,6 +270,25 @@ static int manager_own_refaults(void *userdata, uint64_t cgroup_id, uint64_t *re
         return streams_refault_pages(userdata, cgroup_id, ret_pages);
 }
 
+/* Returns the cgroup with this id among the first n of m->cgroups (sorted by id), or NULL. */
+static struct cgroup *find_sorted(const struct manager *m, size_t n, uint64_t id) {
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (m->cgroups[mid]->id < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo < n && m->cgroups[lo]->id == id ? m->cgroups[lo] : NULL;
+}
+
+/* Returns the managed cgroup with this cgroup id, or NULL. */
+static struct cgroup *manager_find(const struct manager *m, uint64_t id) {
+        /* Called for every finished job: a search, not a scan, with thousands of cgroups. */
+        return find_sorted(m, m->n_cgroups, id);
+}
+
 /* The actuation path's completions: the job's cgroup (by id: it may be gone) measures it. */
 static void manager_job_done(struct actuator_job *j, void *userdata) {
         struct manager *m = userdata;
@@ -477,24 +496,6 @@ static bool path_is_below(const char *path, const char *ancestor) {
                 return strcmp(path, "/") != 0;
         size_t l = strlen(ancestor);
         return strncmp(path, ancestor, l) == 0 && path[l] == '/';
-}
-
-/* Returns the cgroup with this id among the first n of m->cgroups (sorted by id), or NULL. */
-static struct cgroup *find_sorted(const struct manager *m, size_t n, uint64_t id) {
-        size_t lo = 0, hi = n;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (m->cgroups[mid]->id < id)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return lo < n && m->cgroups[lo]->id == id ? m->cgroups[lo] : NULL;
-}
-
-struct cgroup *manager_find(const struct manager *m, uint64_t id) {
-        /* Called for every finished job: a search, not a scan, with thousands of cgroups. */
-        return find_sorted(m, m->n_cgroups, id);
 }
 
 struct cgroup *manager_find_path(const struct manager *m, const char *path) {
