@@ -19,6 +19,7 @@
 #include "mglrud/core/control.h"
 #include "mglrud/core/policy-pool.h"
 #include "mglrud/core/reclaim-stall.h"
+#include "mglrud/core/refault-trust.h"
 #include "mglrud/core/stream-protection.h"
 #include "mglrud/kernel/cgroup-xattr.h"
 #include "mglrud/kernel/cgroupfs.h"
@@ -267,7 +268,7 @@ static void manager_open_streams(struct manager *m) {
 /* The own refault count of a cgroup (cycle_input.own_refaults), from stream protection's BPF
  * program. */
 static int manager_own_refaults(void *userdata, uint64_t cgroup_id, uint64_t *ret_pages) {
-        return streams_refault_pages(userdata, cgroup_id, ret_pages);
+        return refault_count_read(streams_refaults_map_fd(userdata), cgroup_id, ret_pages);
 }
 
 /* Returns the cgroup with this id among the first n of m->cgroups (sorted by id), or NULL. */
