@@ -76,7 +76,9 @@ void policy_section_compute_specificity(struct policy_section *s) {
         s->n_literals = literals;
 }
 
-bool policy_name_valid(const char *name) {
+/* Returns true when name can name a [Policy:NAME] section: 1..POLICY_NAME_MAX of A-Z a-z 0-9
+ * '-' '_' '.'. */
+static bool policy_name_valid(const char *name) {
         size_t n = 0;
         for (const char *p = name; *p; p++, n++)
                 if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||

@@ -500,34 +500,53 @@ int actuator_submit(struct actuator *a, struct actuator_job *j) {
         return 0;
 }
 
-unsigned actuator_cancel(struct actuator *a, uint64_t cgroup_id) {
-        struct actuator_job *drop = NULL;
-        unsigned n = 0;
+/* Unlinks from the queue, in one walk, the jobs of cgroup_id (with decisions_only, its
+ * decision jobs only: drops go on) and sets the queue's tail again; the running job of that
+ * kind is told to end after the write in flight. Under the lock. Returns the unlinked jobs in
+ * queue order, linked by next; *ret_running says whether the running job was told to stop. */
+static struct actuator_job *unqueue_cgroup_locked(struct actuator *a, uint64_t cgroup_id,
+                                                  bool decisions_only, bool *ret_running) {
+        struct actuator_job *taken = NULL, **taken_tail = &taken;
+        struct actuator_job **p = &a->queue_head;
 
-        if (!a || !a->thread_started)
-                return 0; /* inline: nothing is ever queued */
-        pthread_mutex_lock(&a->lock);
-        for (struct actuator_job **p = &a->queue_head; *p;) {
+        a->queue_tail = NULL;
+        while (*p) {
                 struct actuator_job *j = *p;
-                if (j->cgroup_id != cgroup_id) {
+                if (j->cgroup_id != cgroup_id ||
+                    (decisions_only && j->kind != ACTUATOR_JOB_DECISION)) {
+                        a->queue_tail = j;
                         p = &j->next;
                         continue;
                 }
                 *p = j->next;
-                j->next = drop;
-                drop = j;
+                j->next = NULL;
+                *taken_tail = j;
+                taken_tail = &j->next;
+        }
+        struct actuator_job *r = a->running;
+        *ret_running = r && r->cgroup_id == cgroup_id &&
+                       (!decisions_only || r->kind == ACTUATOR_JOB_DECISION);
+        if (*ret_running)
+                __atomic_store_n(&r->stop, true, __ATOMIC_RELAXED);
+        return taken;
+}
+
+unsigned actuator_cancel(struct actuator *a, uint64_t cgroup_id) {
+        unsigned n = 0;
+        bool running;
+
+        if (!a || !a->thread_started)
+                return 0; /* inline: nothing is ever queued */
+        pthread_mutex_lock(&a->lock);
+        /* The running one ends after the write in flight: its cgroup is gone or no longer
+         * ours, and a job of 16 chunks would go on writing for seconds. */
+        struct actuator_job *drop = unqueue_cgroup_locked(a, cgroup_id, false, &running);
+        for (struct actuator_job *j = drop; j; j = j->next) {
                 a->pending--;
                 if (j->kind == ACTUATOR_JOB_DROP)
                         a->pending_drop_files -= j->n_drops;
                 n++;
         }
-        a->queue_tail = NULL;
-        for (struct actuator_job *j = a->queue_head; j; j = j->next)
-                a->queue_tail = j;
-        /* The running one ends after the write in flight: its cgroup is gone or no longer
-         * ours, and a job of 16 chunks would go on writing for seconds. */
-        if (a->running && a->running->cgroup_id == cgroup_id)
-                __atomic_store_n(&a->running->stop, true, __ATOMIC_RELAXED);
         pthread_mutex_unlock(&a->lock);
         free_list(drop); /* closes descriptors: outside the lock */
         return n;
@@ -539,27 +558,16 @@ struct actuator_stopped actuator_stop_cgroup(struct actuator *a, uint64_t cgroup
         if (!a || !a->thread_started)
                 return ret; /* inline: nothing is ever queued or running between calls */
         pthread_mutex_lock(&a->lock);
-        for (struct actuator_job **p = &a->queue_head; *p;) {
-                struct actuator_job *j = *p;
-                if (j->cgroup_id != cgroup_id || j->kind != ACTUATOR_JOB_DECISION) {
-                        p = &j->next;
-                        continue;
-                }
-                *p = j->next;
+        struct actuator_job *list = unqueue_cgroup_locked(a, cgroup_id, true, &ret.running);
+        while (list) {
+                struct actuator_job *j = list;
+                list = j->next;
                 j->next = NULL;
                 j->cancelled = true;
                 j->finished_usec = now_monotonic_usec();
                 count_job(a, j);
                 finish_locked(a, j); /* pending drops when the loop hands it to done */
                 ret.queued++;
-        }
-        a->queue_tail = NULL;
-        for (struct actuator_job *j = a->queue_head; j; j = j->next)
-                a->queue_tail = j;
-        if (a->running && a->running->cgroup_id == cgroup_id &&
-            a->running->kind == ACTUATOR_JOB_DECISION) {
-                __atomic_store_n(&a->running->stop, true, __ATOMIC_RELAXED);
-                ret.running = true;
         }
         pthread_mutex_unlock(&a->lock);
         return ret;

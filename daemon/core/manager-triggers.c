@@ -12,6 +12,7 @@
 
 #include "mglrud/core/pressure-trigger.h"
 #include "mglrud/core/reclaim-stall.h"
+#include "mglrud/core/refault-trust.h"
 #include "mglrud/core/stream-protection.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/parse-util.h"
@@ -188,7 +189,7 @@ void manager_stall_guard_stop(struct manager *m, struct cgroup *cg,
 }
 
 static int read_refaults(uint64_t cgroup_id, uint64_t *ret_pages, void *userdata) {
-        return streams_refault_pages(userdata, cgroup_id, ret_pages);
+        return refault_count_read(streams_refaults_map_fd(userdata), cgroup_id, ret_pages);
 }
 
 void manager_open_refault_guard(struct manager *m) {

@@ -19,6 +19,7 @@
 #include "mglrud/core/control.h"
 #include "mglrud/core/policy-pool.h"
 #include "mglrud/core/reclaim-stall.h"
+#include "mglrud/core/refault-trust.h"
 #include "mglrud/core/stream-protection.h"
 #include "mglrud/kernel/cgroup-xattr.h"
 #include "mglrud/kernel/cgroupfs.h"
@@ -267,7 +268,26 @@ static void manager_open_streams(struct manager *m) {
 /* The own refault count of a cgroup (cycle_input.own_refaults), from stream protection's BPF
  * program. */
 static int manager_own_refaults(void *userdata, uint64_t cgroup_id, uint64_t *ret_pages) {
-        return streams_refault_pages(userdata, cgroup_id, ret_pages);
+        return refault_count_read(streams_refaults_map_fd(userdata), cgroup_id, ret_pages);
+}
+
+/* Returns the cgroup with this id among the first n of m->cgroups (sorted by id), or NULL. */
+static struct cgroup *find_sorted(const struct manager *m, size_t n, uint64_t id) {
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (m->cgroups[mid]->id < id)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo < n && m->cgroups[lo]->id == id ? m->cgroups[lo] : NULL;
+}
+
+/* Returns the managed cgroup with this cgroup id, or NULL. */
+static struct cgroup *manager_find(const struct manager *m, uint64_t id) {
+        /* Called for every finished job: a search, not a scan, with thousands of cgroups. */
+        return find_sorted(m, m->n_cgroups, id);
 }
 
 /* The actuation path's completions: the job's cgroup (by id: it may be gone) measures it. */
@@ -477,24 +497,6 @@ static bool path_is_below(const char *path, const char *ancestor) {
                 return strcmp(path, "/") != 0;
         size_t l = strlen(ancestor);
         return strncmp(path, ancestor, l) == 0 && path[l] == '/';
-}
-
-/* Returns the cgroup with this id among the first n of m->cgroups (sorted by id), or NULL. */
-static struct cgroup *find_sorted(const struct manager *m, size_t n, uint64_t id) {
-        size_t lo = 0, hi = n;
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (m->cgroups[mid]->id < id)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        return lo < n && m->cgroups[lo]->id == id ? m->cgroups[lo] : NULL;
-}
-
-struct cgroup *manager_find(const struct manager *m, uint64_t id) {
-        /* Called for every finished job: a search, not a scan, with thousands of cgroups. */
-        return find_sorted(m, m->n_cgroups, id);
 }
 
 struct cgroup *manager_find_path(const struct manager *m, const char *path) {

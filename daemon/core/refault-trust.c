@@ -3,8 +3,41 @@
  * against it (refault-trust.h). */
 #include "mglrud/core/refault-trust.h"
 
+#include <errno.h>
+
+#include "config.h"
 #include "mglrud/shared/log.h"
+#include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
+
+#if HAVE_BPF
+#include <bpf/bpf.h>
+
+#include "bpf/page-cache-refaults.h"
+#endif
+
+int refault_count_read(int map_fd, uint64_t cgroup_id, uint64_t *ret_pages) {
+#if HAVE_BPF
+        struct refaults_val v;
+        __u64 key = cgroup_id;
+
+        if (map_fd < 0)
+                return -EOPNOTSUPP;
+        if (bpf_map_lookup_elem(map_fd, &key, &v) < 0) {
+                int r = negative_errno();
+                if (r != -ENOENT)
+                        return r;
+                v.pages = 0; /* nothing counted yet (or the entry was recycled) */
+        }
+        *ret_pages = v.pages;
+        return 0;
+#else
+        (void) map_fd;
+        (void) cgroup_id;
+        (void) ret_pages;
+        return -EOPNOTSUPP;
+#endif
+}
 
 void refault_trust_read(const struct cycle_input *in, const struct cgroup *cg,
                         struct refault_trust *t, struct own_refaults *ret) {

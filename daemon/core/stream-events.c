@@ -166,11 +166,6 @@ void stream_events_clear(struct stream_events *ev) {
         ev->n = 0;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-        return x < y ? -1 : x > y;
-}
-
 /* Adds (on) or removes one id in the watch map. Returns 0 or a negative errno. */
 static int watch_update(struct stream_events *ev, uint64_t id, bool on) {
 #if HAVE_BPF
@@ -200,7 +195,7 @@ int stream_events_watch(struct stream_events *ev, const uint64_t *ids, size_t n)
                 if (!want)
                         return -ENOMEM;
                 memcpy(want, ids, n * sizeof *want);
-                qsort(want, n, sizeof *want, cmp_u64);
+                qsort(want, n, sizeof *want, u64_cmp);
                 for (size_t i = 0; i < n; i++)
                         if (n_want == 0 || want[i] != want[n_want - 1])
                                 want[n_want++] = want[i];

@@ -24,11 +24,6 @@ _Static_assert(STREAMS_EVENT_SEQ_NUM == STREAM_SEQ_NUM && STREAMS_EVENT_SEQ_DEN 
                STREAMS_EVENT_BACK_DEN == STREAM_BACK_DEN,
                "page-cache-inserts.h and stream-classify.h disagree on a stream");
 
-static int cmp_u64(const void *a, const void *b) {
-        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-        return x < y ? -1 : x > y;
-}
-
 int streams_feed_events(struct streams *s, const struct streams_key *keys,
                         const struct streams_val *vals, size_t n) {
         for (size_t i = 0; i < n; i++) {
@@ -222,7 +217,7 @@ int streams_fast(struct streams *s, const struct cycle_input *in, struct cgroup 
                 if (!streams_cgroup_protected(cgroups[i], in, &advise))
                         continue;
                 bool retry = s->n_retry > 0 && bsearch(&cgroups[i]->id, s->retry_ids, s->n_retry,
-                                                       sizeof *s->retry_ids, cmp_u64);
+                                                       sizeof *s->retry_ids, u64_cmp);
                 if (take_crossings(cgroups[i], c, n, take) || retry)
                         dirty[n_dirty++] = cgroups[i];
         }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* stream-protection-internal.h: what the two halves of stream protection share (core-private):
- * the table of files and the drops of one cgroup (stream-protection.c), and the fast path
- * between cycles (stream-fast.c). */
+/* stream-protection-internal.h: what the pieces of stream protection share (core-private): the
+ * state (struct streams), the table of files (stream-table.c), one cgroup's classification and
+ * drops (stream-drops.c) and the fast path between cycles (stream-fast.c). Calls go one way:
+ * stream-protection.c (lifecycle, the cycle) -> stream-fast.c -> stream-drops.c ->
+ * stream-table.c. */
 #pragma once
 
 #include <stdbool.h>
@@ -14,13 +16,14 @@
 #include "bpf/page-cache-inserts.h"
 #include "mglrud/core/stream-protection.h"
 #include "mglrud/policy/stream-classify.h"
+#include "mglrud/shared/token-bucket.h"
 #include "stream-events.h"
 
 /* Bounds over all cgroups (the cycle and the fast path share them): files acted on, and bytes
  * asked to drop, at most so many a second on average, with bursts of up to STREAMS_BURST_FILES
  * files and STREAMS_MAX_BYTES_PER_SEC bytes (a token bucket: a stream crossing its threshold
  * drops the files read so far at once, and the files that follow do not wait for the next
- * second). 1,024 files a second keeps up with stream-protect's reader (590 files of 256 KiB a
+ * second: struct token_bucket). 1,024 files a second keeps up with stream-protect's reader (590 files of 256 KiB a
  * second); at 128 its drops fell seconds behind (median 2 s). A drop costs the daemon an
  * open_by_handle_at(), a readlink() and a posix_fadvise(). Files handed to the actuation path
  * and not dropped yet hold a descriptor each: at most STREAMS_MAX_FILES_PENDING of them at any
@@ -72,9 +75,8 @@ struct streams {
         size_t n_retry;
         uint64_t drain_usec;            /* when the last two cycles read the map: the */
         uint64_t prev_drain_usec;       /* … length of the last period (0: none yet) */
-        uint64_t budget_usec;           /* when the budget was last topped up (0: never) */
-        uint64_t budget_files;          /* … files left in it, in millionths of a file */
-        uint64_t budget_bytes;          /* … bytes left in it */
+        struct token_bucket budget_files; /* files to act on, in millionths of a file */
+        struct token_bucket budget_bytes; /* bytes to drop */
         bool watch_failed;              /* the last watch update failed (logged once) */
         struct streams_stats stats;
 };
@@ -88,6 +90,8 @@ struct drop_run {
         bool held;                      /* a bound held drops back in the current cgroup */
 };
 
+/* stream-table.c */
+
 /* Compares two struct streams_key (the table's order: cgroup id, device, inode). */
 int streams_key_cmp(const void *a, const void *b);
 
@@ -100,7 +104,19 @@ int streams_tables_reserve(struct streams *s, size_t n);
  * map: 0, the table stays as fed). */
 int streams_drain(struct streams *s, bool new_period);
 
-/* Closes the mount fds opened for this pass's drops. */
+/* Returns the index of the first file of cgroup id in the table (sorted by key, cgroup id
+ * first), and its number of files in *ret_n. */
+size_t streams_files_of_cgroup(const struct streams *s, uint64_t id, size_t *ret_n);
+
+/* stream-drops.c */
+
+/* The default opener (streams_open_file_fn, userdata the struct streams): by handle, on a mount
+ * of the file's device opened for this pass. */
+int streams_open_by_handle(const struct streams_key *key, uint32_t generation, char *path,
+                           size_t size, void *userdata);
+
+/* Closes the mount fds opened for this pass's drops (a refused device is tried again, quietly,
+ * next cycle). */
 void streams_mounts_close(struct streams *s);
 
 /* Returns whether the files of cg are classified now (stream protection on, acting, not
@@ -111,6 +127,8 @@ bool streams_cgroup_protected(const struct cgroup *cg, const struct cycle_input 
 /* Classifies the files of one cgroup and hands its drops to the actuation path as one job,
  * within the bounds (run->held says some were held back). Returns 0 or -ENOMEM. */
 int streams_cgroup(struct streams *s, struct cgroup *cg, bool advise, struct drop_run *run);
+
+/* stream-fast.c */
 
 /* Adds a cgroup id to the ones the fast path runs again soon (drops held back). Returns 0 or
  * -ENOMEM. */

@@ -49,7 +49,9 @@ void idle_table_from_host(const struct host_idle *h, struct idle_table *t) {
         }
 }
 
-double idle_row_reaccess(const struct control_idle *x, uint64_t idle_usec) {
+/* Returns the combined re-access share per minute of the profile row at idle_usec, or a
+ * negative value when not measured (or not a rung). */
+static double idle_row_reaccess(const struct control_idle *x, uint64_t idle_usec) {
         int k = idle_risk_rung(&x->risk, idle_usec);
         return k < 0 ? -1 : idle_risk_share_per_min(&x->risk, (size_t) k, IDLE_RISK_ALL);
 }

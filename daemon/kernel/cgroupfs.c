@@ -35,7 +35,8 @@ static int libcgroup_init_once(void) {
         return 0;
 }
 
-bool cgroupfs_is_cgroup2(const char *path) {
+/* Returns true if path is on a cgroup2 filesystem (statfs magic). */
+static bool cgroupfs_is_cgroup2(const char *path) {
         struct statfs sfs;
         return statfs(path, &sfs) == 0 && (unsigned long) sfs.f_type == CGROUP2_SUPER_MAGIC;
 }

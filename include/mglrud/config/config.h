@@ -205,10 +205,6 @@ bool config_manages(const struct policy_section *s, const struct cgroup_annotati
 /* Returns the [Policy:NAME] section called name, or NULL. */
 const struct policy_section *config_find_policy(const struct config *c, const char *name);
 
-/* Returns true when name can name a [Policy:NAME] section: 1..POLICY_NAME_MAX of A-Z a-z 0-9
- * '-' '_' '.'. */
-bool policy_name_valid(const char *name);
-
 /* Called for every annotation entry that is refused, with a static reason. */
 typedef void (*annotation_refused_fn)(const char *key, const char *value, const char *reason,
                                       void *userdata);

@@ -197,8 +197,6 @@ int manager_advise(struct manager *m, struct cgroup *cg, uint64_t now_usec, char
 
 /* Returns the managed cgroup with this name (escape_path()) or raw path, or NULL. */
 struct cgroup *manager_find_path(const struct manager *m, const char *path);
-/* Returns the managed cgroup with this cgroup id, or NULL. */
-struct cgroup *manager_find(const struct manager *m, uint64_t id);
 
 /* Turns the cgroups' idle-age profiles on (IdleProfile(), Metrics(), --once, --metrics-file):
  * from the next cycle on every managed cgroup keeps its idle-age state (control-idle.h), about

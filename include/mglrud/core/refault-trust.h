@@ -32,6 +32,12 @@ struct refault_trust {
         bool read_failed;      /* a read of the own count failed (logged once) */
 };
 
+/* Reads the daemon's own refault count of cgroup_id from the refaults map of stream
+ * protection's BPF program (map_fd: streams_refaults_map_fd(); page-cache-refaults.h: file pages
+ * re-inserted after reclaim evicted them, cumulative; 0 when none were counted). Returns 0,
+ * -EOPNOTSUPP for a negative map_fd (no BPF program), or the errno of the map lookup. */
+int refault_count_read(int map_fd, uint64_t cgroup_id, uint64_t *ret_pages);
+
 /* Reads cg's own count, summed over cg and the descendants its work covers, through
  * in->own_refaults. ret->valid is false without RefaultCheck=, without a reader, or when a read
  * fails (said once per cgroup, through t). */

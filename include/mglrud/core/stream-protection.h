@@ -73,11 +73,10 @@ int streams_open(const char *proc_root, struct streams **ret);
 /* Detaches and frees. NULL is fine. */
 void streams_free(struct streams *s);
 
-/* Reads the daemon's own refault count of cgroup_id from the BPF program (page-cache-refaults.h:
- * file pages re-inserted after reclaim evicted them, cumulative; 0 when none were counted).
- * Returns 0, -EOPNOTSUPP without the BPF program (s NULL, or fed by streams_feed()), or the
- * errno of the map lookup. */
-int streams_refault_pages(const struct streams *s, uint64_t cgroup_id, uint64_t *ret_pages);
+/* Returns the descriptor of the BPF program's refaults map, where the program keeps the daemon's
+ * own refault count (refault_count_read()), or -EOPNOTSUPP without the BPF program (s NULL, or
+ * fed by streams_feed()). */
+int streams_refaults_map_fd(const struct streams *s);
 
 /* Reads the counters, classifies the files of each of the n cgroups with StreamProtection= yes or
  * advise (not paused, not Mode=off) and submits one drop job per cgroup to act (dry-run or advise:

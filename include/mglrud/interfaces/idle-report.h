@@ -18,9 +18,5 @@ void idle_table_from_host(const struct host_idle *h, struct idle_table *t);
 void idle_table_from_snapshot(const struct control_snapshot *s, struct idle_table *t,
                               char *policy_buf, size_t size);
 
-/* Returns the combined re-access share per minute of the profile row at idle_usec, or a
- * negative value when not measured (or not a rung). */
-double idle_row_reaccess(const struct control_idle *x, uint64_t idle_usec);
-
 /* Prints the host's table and every managed cgroup's. Returns 0, -ENOMEM or -EIO. */
 int idle_report_print(FILE *f, const struct manager *m);

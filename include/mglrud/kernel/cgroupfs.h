@@ -23,6 +23,3 @@ typedef int (*cgroupfs_walk_fn)(const char *rel_path, uint64_t id, int dirfd, vo
  * passed as they are). A directory that vanishes mid-walk is skipped. Returns 0, or a negative
  * errno (from fn, or when root itself cannot be read). */
 int cgroupfs_walk(const char *root, cgroupfs_walk_fn fn, void *userdata);
-
-/* Returns true if path is on a cgroup2 filesystem (statfs magic). */
-bool cgroupfs_is_cgroup2(const char *path);

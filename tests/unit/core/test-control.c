@@ -345,11 +345,15 @@ static void test_actuator_cancel(void **state) {
         assert_int_equal(actuator_cancel(f.a, 1), 2);
         assert_int_equal(actuator_cancel(f.a, 1), 0);
         assert_int_equal(actuator_pending(f.a), 2);
+        /* The last queued job was one of 1's: a job queued now goes after 2's. */
+        fifo_jobs_submit(&f, 3, &d);
+        assert_int_equal(actuator_pending(f.a), 3);
 
-        /* A reader lets the write of job 7 through (and then the next job's). */
-        fifo_jobs_release(&f, &c.n, 2);
+        /* A reader lets the write of job 7 through (and then the next jobs'). */
+        fifo_jobs_release(&f, &c.n, 3);
         assert_int_equal(c.ids[0], 7);
         assert_int_equal(c.ids[1], 2);
+        assert_int_equal(c.ids[2], 3);
         assert_int_equal(actuator_pending(f.a), 0);
         fifo_jobs_done(&f);
 }
