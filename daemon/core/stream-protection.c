@@ -10,6 +10,7 @@
 #include "mglrud/shared/log.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <linux/types.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@ struct page_cache_inserts_bpf;
 #include "mglrud/core/cgroup.h"
 #include "mglrud/kernel/memcg.h"
 #include "mglrud/policy/stream-classify.h"
+#include "mglrud/shared/escape.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
 #include "mglrud/shared/time.h"
@@ -425,11 +427,14 @@ static int open_by_handle(const struct streams_key *key, uint32_t generation, ch
                 return negative_errno();
         if (!S_ISREG(st.st_mode) || st.st_ino != key->ino)
                 return -ESTALE;
-        char link[64];
+        char link[64], raw[PATH_MAX];
         snprintf(link, sizeof link, "%s/self/fd/%d", s->proc_root, fd);
-        ssize_t n = readlink(link, path, size - 1);
-        if (n > 0)
-                path[n] = 0;
+        ssize_t n = readlink(link, raw, sizeof raw - 1);
+        if (n > 0) {
+                /* Any user names its files: the log gets the name escaped. */
+                raw[n] = 0;
+                (void) escape_path_buf(raw, path, size);
+        }
         return TAKE_FD(fd);
 }
 

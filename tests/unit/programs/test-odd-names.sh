@@ -24,6 +24,10 @@ for n in "${raw[@]}"; do
         mkdir "$tree/cgroup/work load.slice/$n"
         cp "$tree/cgroup/work load.slice/b/"* "$tree/cgroup/work load.slice/$n/"
 done
+# Refused user.mglrud.* xattrs, logged at debug: their names and values are anyone's bytes too.
+setx() { python3 -c 'import os,sys; os.setxattr(sys.argv[1], os.fsencode("user.mglrud." + sys.argv[2]), os.fsencode(sys.argv[3]))' "$tree/cgroup/work load.slice/$1" "$2" "$3"; }
+setx "${raw[1]}" MinColdAge $'\x1b[2J10s'
+setx "${raw[4]}" $'Min\xe2\x80\xaeColdAge' 10s
 cat > "$tree/mglrud.conf" <<'EOC'
 [Defaults]
 MinColdAge=10s
@@ -32,7 +36,7 @@ MaxColdAge=10s
 [/work load.slice/*]
 Mode=advise
 EOC
-start_daemon
+start_daemon --log-level debug
 wait_estimates
 
 check() { # NAME OUTPUT [QUOTED]: every name escaped, no raw character; QUOTED: backslashes
@@ -69,5 +73,9 @@ paused() { ctl dump | grep -A5 -xF -- "-> /work load.slice/$1" | grep -qxF "    
 paused '\xff\xfe not utf-8' || fail "the escaped name was not paused"
 paused 'nc \xef\xbf\xbe \xef\xb7\x90 \xf4\x8f\xbf\xbf' || fail "the noncharacters were not paused"
 if paused '\\xff\\xfe not utf-8'; then fail "pausing one name paused its look-alike"; fi
+grep -qF 'ignoring the xattr user.mglrud.MinColdAge=\x1b[2J10s' "$tmp/log" ||
+        fail "the refused xattr value is not logged escaped"
+grep -qF 'ignoring the xattr user.mglrud.Min\xe2\x80\xaeColdAge=10s' "$tmp/log" ||
+        fail "the refused xattr name is not logged escaped"
 check "the daemon's log" "$(cat "$tmp/log")"
 echo "odd names: every read command works, names escaped"
