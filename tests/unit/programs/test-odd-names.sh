@@ -13,10 +13,10 @@ copy_tree "$src"
 # Raw names, and each one escaped as the daemon shows it.
 raw=($'\xff\xfe not utf-8' $'esc\x1b[31mred' $'c1 \xc2\x9b csi'
      $'nc \xef\xbf\xbe \xef\xb7\x90 \xf4\x8f\xbf\xbf' $'bidi \xe2\x80\xaeevil\xe2\x81\xa6 x'
-     $'zero\xe2\x80\x8bwidth' '\xff\xfe not utf-8')
+     $'zero\xe2\x80\x8bwidth' '\xff\xfe not utf-8' "long $(printf 'é%.0s' {1..60})")
 shown=('\xff\xfe not utf-8' 'esc\x1b[31mred' 'c1 \xc2\x9b csi'
        'nc \xef\xbf\xbe \xef\xb7\x90 \xf4\x8f\xbf\xbf' 'bidi \xe2\x80\xaeevil\xe2\x81\xa6 x'
-       'zero\xe2\x80\x8bwidth' '\\xff\\xfe not utf-8')
+       'zero\xe2\x80\x8bwidth' '\\xff\\xfe not utf-8' "${raw[7]}")
 # What must never reach the output raw: ESC, CSI, U+FFFE, U+FDD0, U+10FFFF, RLO, LRI, ZWSP.
 forbidden=($'\x1b' $'\xc2\x9b' $'\xef\xbf\xbe' $'\xef\xb7\x90' $'\xf4\x8f\xbf\xbf' $'\xe2\x80\xae'
            $'\xe2\x81\xa6' $'\xe2\x80\x8b')
@@ -78,4 +78,38 @@ grep -qF 'ignoring the xattr user.mglrud.MinColdAge=\x1b[2J10s' "$tmp/log" ||
 grep -qF 'ignoring the xattr user.mglrud.Min\xe2\x80\xaeColdAge=10s' "$tmp/log" ||
         fail "the refused xattr name is not logged escaped"
 check "the daemon's log" "$(cat "$tmp/log")"
+
+# On a terminal top cuts a long name to "..." and its end: never within a character. Two widths,
+# so that one of them would cut a two-byte "é" in half; both views.
+if command -v tmux >/dev/null; then
+        sock=mglrud-odd-$$
+        trap 'tmux -L "$sock" kill-server 2>/dev/null || true; cleanup' EXIT
+        screen() { tmux -L "$sock" capture-pane -p -t top; }
+        wait_screen() { # PATTERN: up to 5 s for the pane to match the extended regex
+                for _ in $(seq 50); do
+                        screen | grep -qE -- "$1" && return 0
+                        sleep 0.1
+                done
+                fail "no '$1' on the screen: $(screen)"
+        }
+        for cols in 101 102; do
+                # What top writes, byte for byte (the pane itself would hide a broken character).
+                tmux -L "$sock" new-session -d -x $cols -y 40 -s top \
+                        "sleep 0.5; '$ctl' --runtime-dir '$tmp' top --interval 500ms; sleep 60"
+                tmux -L "$sock" pipe-pane -t top "cat >'$tmp/raw-$cols'"
+                wait_screen '^\.\.\.(é)+ +'
+                check_cut() {
+                        local s; s=$(screen)
+                        grep -qE '^\.\.\.(é)+ ' <<<"$s" || fail "$1 at $cols columns: no cut name: $s"
+                        iconv -f UTF-8 -t UTF-8 "$tmp/raw-$cols" >/dev/null 2>&1 ||
+                                fail "$1 at $cols columns cut within a character: $s"
+                }
+                check_cut "top"
+                tmux -L "$sock" send-keys -t top i
+                wait_screen 'view: idle age'
+                wait_screen '^\.\.\.(é)+ +'
+                check_cut "top's idle view"
+                tmux -L "$sock" kill-session -t top
+        done
+fi
 echo "odd names: every read command works, names escaped"
