@@ -180,10 +180,23 @@ static int bus_takes(sd_bus *bus, const char *s) {
         return r;
 }
 
-/* Every code point from U+0001 to U+10FFFF, escaped and 4096 at a time joined into one string:
- * sd-bus, which refuses noncharacters and invalid UTF-8, takes every one (the bug was
- * "Invalid argument" from every read method of the bus). A message is made on a bus that is
- * started on a socketpair and never used. */
+/* Appends the escaped form of every code point in [first, last] (surrogates skipped) to chunk
+ * at *len, cap bytes in all. */
+static void append_escaped(uint32_t first, uint32_t last, char *chunk, size_t *len, size_t cap) {
+        for (uint32_t cp = first; cp <= last; cp++) {
+                if (cp >= 0xd800 && cp <= 0xdfff)
+                        continue;
+                char buf[5];
+                assert_true(escape_path_buf(utf8_encode(cp, buf), chunk + *len, cap - *len));
+                *len += strlen(chunk + *len);
+        }
+}
+
+/* Every code point of the BMP, and of each other plane the first 4096 and the last 4096 (where
+ * its noncharacters are; plane 14's first are the tag characters), escaped and 4096 at a time
+ * joined into one string: sd-bus, which refuses noncharacters and invalid UTF-8, takes every
+ * one (the bug was "Invalid argument" from every read method of the bus). A message is made on
+ * a bus that is started on a socketpair and never used. */
 static void test_sd_bus_takes_every_escaped_code_point(void **state) {
         int sv[2];
         sd_bus *bus = NULL;
@@ -197,24 +210,15 @@ static void test_sd_bus_takes_every_escaped_code_point(void **state) {
         size_t cap = 4096 * 16 + 1;
         char *chunk = malloc(cap);
         assert_non_null(chunk);
-        for (uint32_t first = 1; first <= 0x10ffff; first += 4096) {
+        for (uint32_t first = 0; first <= 0x10ffff; first += 4096) {
+                if (first >= 0x10000 && (first & 0xffff) >= 4096 && (first & 0xffff) < 0xf000)
+                        continue;
+                uint32_t last = first + 4095;
                 size_t len = 0;
-                for (uint32_t cp = first; cp < first + 4096 && cp <= 0x10ffff; cp++) {
-                        if (cp >= 0xd800 && cp <= 0xdfff)
-                                continue;
-                        char buf[5];
-                        char *e = escape_path(utf8_encode(cp, buf));
-                        assert_non_null(e);
-                        size_t l = strlen(e);
-                        assert_true(len + l < cap);
-                        memcpy(chunk + len, e, l);
-                        len += l;
-                        free(e);
-                }
-                chunk[len] = '\0';
+                append_escaped(first ?: 1, last, chunk, &len, cap);
                 if (bus_takes(bus, chunk) < 0)
                         fail_msg("sd-bus refuses an escaped code point in U+%04X..U+%04X",
-                                 (unsigned) first, (unsigned) first + 4095);
+                                 (unsigned) first, (unsigned) last);
         }
         free(chunk);
         sd_bus_close_unref(bus);
