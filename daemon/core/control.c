@@ -733,6 +733,30 @@ static int idle_update(struct cgroup *cg, const struct cycle_input *in,
         return 0;
 }
 
+/* Says that a read of cg failed (r < 0, err: which file and line) once per kind of failure,
+ * the file and the errno: a malformed file stays malformed, and a warning every cycle would
+ * drown the log. Says once that it reads again (r >= 0), so the next failure is heard of. */
+static void note_read_error(struct cgroup *cg, int r, const struct cgroup_read_error *err) {
+        if (r >= 0) {
+                if (cg->read_error_file)
+                        log_notice("%s: %s reads again.", cg->name,
+                                   cgroup_file_name(cg->read_error_file - 1));
+                cg->read_error_file = 0;
+                return;
+        }
+        uint8_t file = (uint8_t) (err->file + 1), e = (uint8_t) MIN(-r, 255);
+        int level = cg->read_error_file == file && cg->read_error_errno == e ? LOG_DEBUG
+                                                                              : LOG_WARNING;
+        cg->read_error_file = file;
+        cg->read_error_errno = e;
+        if (err->line > 0)
+                log_full_errno(level, r, "%s: cannot read %s, line %u: %m", cg->name,
+                               cgroup_file_name(err->file), err->line);
+        else
+                log_full_errno(level, r, "%s: cannot read %s: %m", cg->name,
+                               cgroup_file_name(err->file));
+}
+
 int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct actuator *act) {
         uint64_t now_usec = in->now_usec;
         struct control_state *s;
@@ -756,15 +780,9 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
         r = cgroup_read(cg, now_usec, &cur, &err);
         if (r == -ENOENT)
                 return 0;
-        if (r < 0) {
-                if (err.line > 0)
-                        log_warning_errno(r, "%s: cannot read %s, line %u: %m", cg->name,
-                                          cgroup_file_name(err.file), err.line);
-                else
-                        log_warning_errno(r, "%s: cannot read %s: %m", cg->name,
-                                          cgroup_file_name(err.file));
+        note_read_error(cg, r, &err);
+        if (r < 0)
                 return r == -ENOMEM ? r : 0;
-        }
         struct own_refaults own;
         refault_trust_read(in, cg, &s->refault, &own);
         s->skipped = s->paused || in->paused_all;

@@ -437,8 +437,11 @@ static bool cgroup_tree_changed(struct manager *m) {
  * the cgroup's xattrs may have set it. At debug level: rescans read it again every minute. */
 static void annotation_refused(const char *key, const char *value, const char *reason,
                                void *userdata) {
-        log_debug("%s: ignoring the xattr %s%s=%s: %s", (const char *) userdata,
-                  CGROUP_XATTR_PREFIX, key, value, reason);
+        /* Whoever set it chose every byte of the name and the value. */
+        _cleanup_free_ char *name = escape_path(userdata), *k = escape_path(key),
+                            *v = escape_path(value);
+        log_debug("%s: ignoring the xattr %s%s=%s: %s", name ?: "?", CGROUP_XATTR_PREFIX,
+                  k ?: "?", v ?: "?", reason);
 }
 
 /* Reads what the container runtime's hook recorded on the cgroup dirfd into *ret (nothing on
@@ -452,8 +455,9 @@ static void read_annotation(int dirfd, const char *rel_path, const struct config
         }
         (void) config_annotation_from_xattrs(&x, ret, annotation_refused, (void *) rel_path);
         if (ret->policy_name[0] && !config_find_policy(c, ret->policy_name)) {
+                _cleanup_free_ char *name = escape_path(rel_path);
                 log_debug("%s: no [Policy:%s] section for its annotation, ignoring the name.",
-                          rel_path, ret->policy_name);
+                          name ?: "?", ret->policy_name);
                 ret->policy_name[0] = '\0';
         }
 }

@@ -4,6 +4,7 @@
  * token bucket of files and one of bytes, the files pending in the actuation path), one drop job
  * per cgroup for the actuation path. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
@@ -16,6 +17,7 @@
 #include "mglrud/kernel/memcg.h"
 #include "mglrud/kernel/mountinfo.h"
 #include "mglrud/policy/stream-classify.h"
+#include "mglrud/shared/escape.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
@@ -85,7 +87,12 @@ int streams_open_by_handle(const struct streams_key *key, uint32_t generation, c
         int mfd = mount_get(s, key->dev);
         if (mfd < 0)
                 return mfd;
-        return file_handle_open(mfd, key->ino, generation, s->proc_root, path, size);
+        char raw[PATH_MAX] = "";
+        int fd = file_handle_open(mfd, key->ino, generation, s->proc_root, raw, sizeof raw);
+        /* Any user names its files: the log gets the name escaped. */
+        if (fd >= 0 && raw[0])
+                (void) escape_path_buf(raw, path, size);
+        return fd;
 }
 
 /* Opens the file of e with the opener (path gets its name, or "dev:ino" when it has none).

@@ -282,7 +282,7 @@ static int set_paused(sd_bus_message *msg, struct bus_server *b, bool paused,
                 r = control_cgroup_set_paused(cg, paused);
                 if (r < 0)
                         return r;
-                log_info("%s %s.", paused ? "Paused" : "Resumed", path);
+                log_info("%s %s.", paused ? "Paused" : "Resumed", cg->name);
         }
         return sd_bus_reply_method_return(msg, NULL);
 }
@@ -450,9 +450,9 @@ static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error) 
         if (r < 0)
                 return r;
         if (*value)
-                log_info("%s: %s=%s (runtime override).", path, key, value);
+                log_info("%s: %s=%s (runtime override).", cg->name, key, value);
         else
-                log_info("%s: runtime override of %s removed.", path, key);
+                log_info("%s: runtime override of %s removed.", cg->name, key);
         return sd_bus_reply_method_return(msg, NULL);
 }
 

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mglrud/shared/fileio.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
 #include "mglructl.h"
@@ -309,19 +310,24 @@ int ctl_report_run(sd_bus *bus, const char *svg_path, const char *html_path) {
 
         const char *paths[2] = { svg_path, html_path };
         for (int k = 0; k < 2; k++) {
+                _cleanup_free_ char *text = NULL;
+                size_t len;
                 if (!paths[k])
                         continue;
-                FILE *f = fopen(paths[k], "we");
+                FILE *f = open_memstream(&text, &len);
                 if (!f) {
-                        fprintf(stderr, "Cannot write %s: %s\n", paths[k], strerror(errno));
+                        fprintf(stderr, "Cannot write %s: %s\n", paths[k], strerror(ENOMEM));
                         return EXIT_DAEMON;
                 }
                 if (k == 0)
                         svg_write(f, c, n, when);
                 else
                         html_write(f, c, n, v, nv, when);
-                if (fclose(f) != 0) {
-                        fprintf(stderr, "Cannot write %s: %s\n", paths[k], strerror(errno));
+                /* A new file renamed over the path: root running this into /tmp must not
+                 * write through a symlink someone planted there. */
+                r = fclose(f) != 0 ? -ENOMEM : write_file_atomic(paths[k], text, 0644);
+                if (r < 0) {
+                        fprintf(stderr, "Cannot write %s: %s\n", paths[k], strerror(-r));
                         return EXIT_DAEMON;
                 }
         }

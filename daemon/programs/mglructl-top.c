@@ -126,6 +126,15 @@ static void row_fill(struct top_row *row, const struct field *f, size_t n) {
         snprintf(row->qos, sizeof row->qos, "%s", ctl_qos_label(f, n));
 }
 
+/* Returns the end of s (of len bytes) to show after "..." in at most max bytes: it starts on a
+ * whole character, never within a UTF-8 sequence (the terminal would show a broken one). */
+static const char *tail_of(const char *s, size_t len, size_t max) {
+        const char *p = s + len - max;
+        while (((unsigned char) *p & 0xc0) == 0x80)
+                p++;
+        return p;
+}
+
 /* Copies path into buf with every 64-hex-digit container id cut to its first 12 digits (the
  * short id), so a container's row shows where it is, not 64 digits. */
 static void shorten_ids(const char *path, char *buf, size_t size) {
@@ -366,7 +375,7 @@ static void top_render_idle(const struct top *t) {
                 char h[32], a[32];
 
                 if (plen > pw && pw > 3)
-                        snprintf(name, sizeof name, "...%s", p + plen - (pw - 3));
+                        snprintf(name, sizeof name, "...%s", tail_of(p, plen, pw - 3));
                 else
                         snprintf(name, sizeof name, "%s", p);
                 if (!ctl_field_u64(x->fields, x->n_fields, "HasLruGen")) {
@@ -451,7 +460,7 @@ static void top_render(const struct top *t) {
                         qa[32], qf[32], cc[96] = "";
                 size_t len = strlen(r->shown);
                 if (len > pw && pw > 3)
-                        snprintf(path, sizeof path, "...%s", r->shown + len - (pw - 3));
+                        snprintf(path, sizeof path, "...%s", tail_of(r->shown, len, pw - 3));
                 else
                         snprintf(path, sizeof path, "%s", r->shown);
                 if (cw)

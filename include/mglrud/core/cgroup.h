@@ -22,6 +22,9 @@ struct cgroup {
         struct cgroup_files files;
         bool seen;                      /* mark for the rescan sweep */
         bool vanished;                  /* a read saw ENOENT/ENODEV: drop at next rescan */
+        uint8_t read_error_file;        /* 1 + the enum cgroup_file the last read failed on,
+                                         * 0 when it succeeded: the failure was logged once */
+        uint8_t read_error_errno;       /* ... and its errno (at most 255) */
         const struct policy_section *section; /* most specific matching section, NULL when
                                                * only the annotation's keys manage it */
         /* Out of line, allocated only when they say something (cgroup_set_identity()): inline

@@ -16,6 +16,27 @@ ctl report --svg "$tmp/report.svg" --html "$tmp/report.html" || fail "report exi
 ctl --json advise >"$tmp/advise.json" || fail "advise --json exited $?"
 rc=0; ctl report 2>/dev/null || rc=$?
 [[ $rc == 2 ]] || fail "report without --svg or --html: exit $rc, expected 2"
+# A symlink planted at the output path (root writing into /tmp): replaced, never written
+# through.
+mkdir "$tmp/out"
+echo precious >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/out/r.svg"
+ln -s "$tmp/victim" "$tmp/out/r.html"
+ctl report --svg "$tmp/out/r.svg" --html "$tmp/out/r.html" || fail "report over symlinks exited $?"
+[[ $(cat "$tmp/victim") == precious ]] || fail "report wrote through a symlink: $(head -c 80 "$tmp/victim")"
+for f in r.svg r.html; do
+        [[ -f $tmp/out/$f && ! -L $tmp/out/$f ]] || fail "$f is not a new regular file"
+        [[ $(stat -c %a "$tmp/out/$f") == 644 ]] || fail "$f mode $(stat -c %a "$tmp/out/$f")"
+done
+grep -q '^<svg ' "$tmp/out/r.svg" && grep -q '^<!DOCTYPE html>' "$tmp/out/r.html" ||
+        fail "the report over a symlink is not one"
+[[ $(ls -A "$tmp/out") == $'r.html\nr.svg' ]] || fail "left in the directory: $(ls -A "$tmp/out")"
+# A failure after the new file was written (rename over a directory) leaves no file behind.
+mkdir "$tmp/out/d.svg"
+rc=0; ctl report --svg "$tmp/out/d.svg" 2>"$tmp/err" || rc=$?
+[[ $rc != 0 ]] && grep -qF "Cannot write $tmp/out/d.svg" "$tmp/err" ||
+        fail "report over a directory: exit $rc, $(cat "$tmp/err")"
+[[ $(ls -A "$tmp/out") == $'d.svg\nr.html\nr.svg' ]] || fail "left behind: $(ls -A "$tmp/out")"
 kill "$pid"; wait "$pid" || fail "mglrud exit status $?"
 pid=
 
