@@ -72,6 +72,8 @@ int streams_new(const char *proc_root, struct streams **ret) {
         s->open_userdata = s;
         s->fast_path = true;
         int r = stream_events_new(-1, -1, &s->events);
+        if (r >= 0 && (r = stream_events_new(-1, -1, &s->track)) < 0)
+                stream_events_free(s->events);
         if (r < 0) {
                 free(s->proc_root);
                 return r;
@@ -108,6 +110,11 @@ int streams_open(const char *proc_root, struct streams **ret) {
                 r = stream_events_new(bpf_map__fd(s->skel->maps.stream_events),
                                       bpf_map__fd(s->skel->maps.stream_watch), &s->events);
         }
+        if (r == 0) {
+                stream_events_free(s->track);
+                s->track = NULL;
+                r = stream_events_new(-1, bpf_map__fd(s->skel->maps.streams_track), &s->track);
+        }
         if (r < 0) {
                 streams_free(s);
                 return r;
@@ -127,6 +134,7 @@ void streams_free(struct streams *s) {
 #endif
         streams_mounts_close(s);
         stream_events_free(s->events);
+        stream_events_free(s->track);
         free(s->retry_ids);
         free(s->ids);
         free(s->mounts);
@@ -249,6 +257,7 @@ static int drain_batch(struct streams *s, int map_fd, const uint64_t *ids, size_
                         return r;
                 first = false;
         }
+        s->stats.map_files = visited;
         *ret_n = n;
         return 0;
 }
@@ -259,9 +268,9 @@ static int drain_by_key(struct streams *s, int map_fd, const uint64_t *ids, size
                         size_t *ret_n) {
         struct streams_key key, prev;
         bool have_prev = false;
-        size_t n = 0;
+        size_t n = 0, visited;
 
-        for (size_t visited = 0; visited < STREAMS_MAP_ENTRIES &&
+        for (visited = 0; visited < STREAMS_MAP_ENTRIES &&
              bpf_map_get_next_key(map_fd, have_prev ? &prev : NULL, &key) == 0; visited++) {
                 prev = key;
                 have_prev = true;
@@ -275,6 +284,7 @@ static int drain_by_key(struct streams *s, int map_fd, const uint64_t *ids, size
                         continue; /* evicted meanwhile; the walk goes on from this key */
                 n++;
         }
+        s->stats.map_files = visited;
         *ret_n = n;
         return 0;
 }
@@ -715,6 +725,7 @@ int streams_cycle(struct streams *s, const struct cycle_input *in, struct cgroup
         if (n_ids > 1)
                 qsort(ids, n_ids, sizeof *ids, cmp_u64);
         s->n_ids = n_ids;
+        streams_track_update(s, in, cgroups, n_cgroups);
         r = streams_drain(s, true);
         if (r == -ENOMEM)
                 return r;
