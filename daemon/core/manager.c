@@ -221,15 +221,15 @@ static void manager_watch_streams(struct manager *m) {
  * thread, it stays loaded until exit. */
 static void manager_open_streams(struct manager *m) {
         const uint32_t key = 1u << POLICY_KEY_STREAM_PROTECTION;
-        bool wanted = m->config.defaults.stream_protection != STREAM_PROTECTION_NO ||
-                      m->config.refault_check || m->refault_guard ||
-                      (m->config.refault_guard && m->event); /* --once: no writer thread */
+        bool protect = m->config.defaults.stream_protection != STREAM_PROTECTION_NO;
         /* A section that does not set the key has [Defaults]' value, not its own built-in one. */
         for (size_t i = 0; i < m->config.n_sections; i++) {
                 const struct policy_section *sec = &m->config.sections[i];
-                wanted = wanted || ((sec->set_mask & key) && sec->policy.stream_protection !=
-                                                                     STREAM_PROTECTION_NO);
+                protect = protect || ((sec->set_mask & key) && sec->policy.stream_protection !=
+                                                                       STREAM_PROTECTION_NO);
         }
+        bool wanted = protect || m->config.refault_check || m->refault_guard ||
+                      (m->config.refault_guard && m->event); /* --once: no writer thread */
         if (!wanted) {
                 /* Switched off by a reload: detach the program, no map walks. */
                 if (m->streams)
@@ -250,6 +250,10 @@ static void manager_open_streams(struct manager *m) {
                 else if (r < 0)
                         log_notice_errno(r, "Stream protection unavailable: cannot load the BPF "
                                             "program: %m");
+                else if (!protect)
+                        /* Loaded for the own refault count only: nothing is dropped. */
+                        log_info("Own refault count: tracking page-cache insertions with BPF "
+                                 "(StreamProtection=no everywhere: no stream is dropped).");
                 else
                         log_info("Stream protection: tracking page-cache insertions with BPF%s.",
                                  m->config.stream_fast_path && m->event

@@ -51,32 +51,62 @@ int streams_retry_add(struct streams *s, uint64_t id) {
         return 0;
 }
 
-void streams_watch_update(struct streams *s, const struct cycle_input *in,
-                          struct cgroup *const *cgroups, size_t n_cgroups) {
+/* Whether the fast path acts on cg's crossings. */
+static bool cgroup_watched(const struct cgroup *cg, const struct cycle_input *in) {
+        bool advise;
+        return streams_cgroup_protected(cg, in, &advise);
+}
+
+/* Whether the insertions into cg's files are counted (streams_track_update()). */
+static bool cgroup_tracked(const struct cgroup *cg, const struct cycle_input *in) {
+        const struct policy *p = cg->policy;
+        return in->refault_check || in->refault_guard ||
+               (p->mode != POLICY_MODE_OFF && p->stream_protection != STREAM_PROTECTION_NO);
+}
+
+/* Puts the ids of the cgroups among the n that want() takes, and of the descendants they cover,
+ * into the id set (a BPF map) of set; what names the set for the log. A failure is logged once
+ * (*failed). */
+static void ids_update(struct stream_events *set, bool *failed, const char *what,
+                       bool (*want)(const struct cgroup *, const struct cycle_input *),
+                       const struct cycle_input *in, struct cgroup *const *cgroups,
+                       size_t n_cgroups) {
         _cleanup_free_ uint64_t *ids = NULL;
         size_t n = 0, cap = 0;
-        bool advise;
+        int r = 0;
 
-        for (size_t i = 0; i < n_cgroups && s->fast_path; i++)
-                if (streams_cgroup_protected(cgroups[i], in, &advise))
+        for (size_t i = 0; i < n_cgroups && want; i++)
+                if (want(cgroups[i], in))
                         cap += 1 + cgroups[i]->n_covered;
-        if (cap > 0 && !(ids = reallocarray(NULL, cap, sizeof *ids))) {
-                log_warning("Stream protection: out of memory for the watched cgroups.");
-                return;
-        }
-        for (size_t i = 0; i < n_cgroups && cap > 0; i++) {
+        if (cap > 0 && !(ids = reallocarray(NULL, cap, sizeof *ids)))
+                r = -ENOMEM;
+        for (size_t i = 0; i < n_cgroups && ids; i++) {
                 const struct cgroup *cg = cgroups[i];
-                if (!streams_cgroup_protected(cg, in, &advise))
+                if (!want(cg, in))
                         continue;
                 ids[n++] = cg->id;
                 for (size_t k = 0; k < cg->n_covered; k++)
                         ids[n++] = cg->covered_ids[k];
         }
-        int r = stream_events_watch(s->events, ids, n);
-        if (r < 0 && !s->watch_failed)
-                log_warning_errno(r, "Stream protection: cannot update the watched cgroups, the "
-                                     "fast path misses some: %m");
-        s->watch_failed = r < 0;
+        if (r >= 0)
+                r = stream_events_watch(set, ids, n);
+        if (r < 0 && !*failed)
+                log_warning_errno(r, "Stream protection: cannot update the %s: %m", what);
+        *failed = r < 0;
+}
+
+void streams_watch_update(struct streams *s, const struct cycle_input *in,
+                          struct cgroup *const *cgroups, size_t n_cgroups) {
+        ids_update(s->events, &s->watch_failed,
+                   "watched cgroups, the fast path misses some (the cycle still acts)",
+                   s->fast_path ? cgroup_watched : NULL, in, cgroups, n_cgroups);
+}
+
+void streams_track_update(struct streams *s, const struct cycle_input *in,
+                          struct cgroup *const *cgroups, size_t n_cgroups) {
+        ids_update(s->track, &s->track_failed,
+                   "cgroups whose page-cache insertions are counted", cgroup_tracked, in,
+                   cgroups, n_cgroups);
 }
 
 /* Applies the crossing to e: the newer counters, and when it waits for action since. */
@@ -289,9 +319,11 @@ struct streams_stats streams_get_stats(const struct streams *s) {
         struct streams_stats st = s->stats;
         st.fast_path = s->fast_path;
         st.watched = stream_events_n_watched(s->events);
+        st.tracked = stream_events_n_watched(s->track);
 #if HAVE_BPF
         if (s->skel && s->skel->bss)
                 st.lost = s->skel->bss->events_lost;
+        st.counting = s->skel != NULL;
 #endif
         return st;
 }

@@ -78,6 +78,9 @@ struct streams {
         struct token_bucket budget_files; /* files to act on, in millionths of a file */
         struct token_bucket budget_bytes; /* bytes to drop */
         bool watch_failed;              /* the last watch update failed (logged once) */
+        struct stream_events *track;    /* the ids of the streams_track map (no ring buffer: a
+                                         * set of ids kept in a map, as the watched ones) */
+        bool track_failed;              /* the last track update failed (logged once) */
         struct streams_stats stats;
 };
 
@@ -138,4 +141,11 @@ int streams_retry_add(struct streams *s, uint64_t id);
  * protected ones among the n and the descendants they cover (none when it is off). Failures are
  * logged once (the cycle still acts). */
 void streams_watch_update(struct streams *s, const struct cycle_input *in,
+                          struct cgroup *const *cgroups, size_t n_cgroups);
+
+/* Makes the cgroups whose page-cache insertions the BPF program counts those whose files the
+ * daemon reads: among the n, the ones with stream protection on (paused ones too: their files
+ * keep their history), all of them while RefaultCheck= or the refault guard wants the own
+ * refault count, and the descendants they cover. Failures are logged once. */
+void streams_track_update(struct streams *s, const struct cycle_input *in,
                           struct cgroup *const *cgroups, size_t n_cgroups);

@@ -43,6 +43,8 @@ int streams_new(const char *proc_root, struct streams **ret) {
                 .burst = STREAMS_MAX_BYTES_PER_SEC,
         };
         int r = stream_events_new(-1, -1, &s->events);
+        if (r >= 0 && (r = stream_events_new(-1, -1, &s->track)) < 0)
+                stream_events_free(s->events);
         if (r < 0) {
                 free(s->proc_root);
                 return r;
@@ -79,6 +81,11 @@ int streams_open(const char *proc_root, struct streams **ret) {
                 r = stream_events_new(bpf_map__fd(s->skel->maps.stream_events),
                                       bpf_map__fd(s->skel->maps.stream_watch), &s->events);
         }
+        if (r == 0) {
+                stream_events_free(s->track);
+                s->track = NULL;
+                r = stream_events_new(-1, bpf_map__fd(s->skel->maps.streams_track), &s->track);
+        }
         if (r < 0) {
                 streams_free(s);
                 return r;
@@ -98,6 +105,7 @@ void streams_free(struct streams *s) {
 #endif
         streams_mounts_close(s);
         stream_events_free(s->events);
+        stream_events_free(s->track);
         free(s->retry_ids);
         free(s->ids);
         free(s->mounts);
@@ -134,6 +142,7 @@ int streams_cycle(struct streams *s, const struct cycle_input *in, struct cgroup
         if (n_ids > 1)
                 qsort(ids, n_ids, sizeof *ids, u64_cmp);
         s->n_ids = n_ids;
+        streams_track_update(s, in, cgroups, n_cgroups);
         r = streams_drain(s, true);
         if (r == -ENOMEM)
                 return r;

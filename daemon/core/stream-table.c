@@ -136,6 +136,7 @@ static int drain_batch(struct streams *s, int map_fd, const uint64_t *ids, size_
                         return r;
                 first = false;
         }
+        s->stats.map_files = visited;
         *ret_n = n;
         return 0;
 }
@@ -146,9 +147,9 @@ static int drain_by_key(struct streams *s, int map_fd, const uint64_t *ids, size
                         size_t *ret_n) {
         struct streams_key key, prev;
         bool have_prev = false;
-        size_t n = 0;
+        size_t n = 0, visited;
 
-        for (size_t visited = 0; visited < STREAMS_MAP_ENTRIES &&
+        for (visited = 0; visited < STREAMS_MAP_ENTRIES &&
              bpf_map_get_next_key(map_fd, have_prev ? &prev : NULL, &key) == 0; visited++) {
                 prev = key;
                 have_prev = true;
@@ -162,6 +163,7 @@ static int drain_by_key(struct streams *s, int map_fd, const uint64_t *ids, size
                         continue; /* evicted meanwhile; the walk goes on from this key */
                 n++;
         }
+        s->stats.map_files = visited;
         *ret_n = n;
         return 0;
 }

@@ -27,6 +27,9 @@ int dump_format(FILE *f, const struct daemon_stats *d, const struct control_snap
         fprintf(f, "        Writes: %llu (%llu failed), asked %s\n",
                 (unsigned long long) d->actuation.writes, (unsigned long long) d->actuation.failed,
                 format_bytes(b, sizeof b, d->actuation.asked_bytes));
+        if (d->streams.counting)
+                fprintf(f, "        Stream map: %zu files, insertions counted in %zu cgroup ids\n",
+                        d->streams.map_files, d->streams.tracked);
         if (d->streams.fast_path) {
                 const struct streams_stats *st = &d->streams;
                 char m[32];

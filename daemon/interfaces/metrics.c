@@ -342,6 +342,14 @@ int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_s
                 fprintf(f, "mglrud_stream_crossings_lost_total %llu\n",
                         (unsigned long long) st->lost);
         }
+        if (d->streams.counting) {
+                put_header(f, "mglrud_stream_map_files", "gauge",
+                           "Files in the BPF map of page-cache insertions at its last read.");
+                fprintf(f, "mglrud_stream_map_files %zu\n", d->streams.map_files);
+                put_header(f, "mglrud_stream_counted_cgroup_ids", "gauge",
+                           "Cgroup ids whose page-cache insertions the BPF program counts.");
+                fprintf(f, "mglrud_stream_counted_cgroup_ids %zu\n", d->streams.tracked);
+        }
         put_idle(f, d, snaps, n);
 
         put_header(f, "mglrud_cycles_total", "counter", "Control cycles run.");

@@ -8,8 +8,13 @@
  *
  * It must never stop or slow a container start: it exits 0 whatever happens, logs what it
  * refused (to the journal when there is one, else stderr), and a timer ends it after
- * --timeout (100 ms by default) even if stdin or a file read blocks. Links the shared, kernel
- * and config layers only (docs/design.md, "Containers"). */
+ * --timeout (100 ms by default) even if stdin or a file read blocks.
+ *
+ * Everything it is handed is the container's (its owner writes the annotations, the bundle and
+ * the process's cgroup): the cgroup is opened beneath --cgroup-root only and must be a cgroup2
+ * directory, stdin and config.json are read up to a cap, and the log takes a few lines per run
+ * whatever the state holds (a summary of the refusals), every id, key, value and path escaped.
+ * Links the shared, kernel and config layers only (docs/design.md, "Containers"). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -26,20 +31,35 @@
 
 #include "config.h"
 #include "mglrud/config/config.h"
+#include "mglrud/kernel/cgroup-beneath.h"
 #include "mglrud/kernel/cgroup-xattr.h"
 #include "mglrud/kernel/container.h"
+#include "mglrud/shared/escape.h"
 #include "mglrud/shared/fileio.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
 
 #define ANNOTATION_PREFIX "io.mglrud."
+/* What is read of each input (mglrud-oci-hook(8), "LIMITS"). The state carries the
+ * annotations, which Kubernetes caps at 256 KiB in all per pod; a bundle's config.json carries
+ * them again with the mounts, environment and seccomp profile (tens of KiB usually);
+ * /proc/PID/cgroup is one line per hierarchy. More is refused, not parsed. */
 #define STATE_MAX_BYTES (1024 * 1024)
+#define CONFIG_JSON_MAX_BYTES (4 * 1024 * 1024)
+#define PROC_CGROUP_MAX_BYTES (64 * 1024)
+/* What the log shows of what it was handed (before escaping; longer is cut, with "..."). */
+#define LOG_ID_MAX 128
+#define LOG_KEY_MAX 64
+#define LOG_VALUE_MAX 64
+#define REFUSALS_SHOWN 3 /* refused annotations named in the summary line */
 #define DEFAULT_TIMEOUT_USEC (100 * UINT64_C(1000))
 
 static const char *arg_config = MGLRUD_CONFIG_FILE;
 static const char *arg_config_dir = NULL;
 static const char *arg_cgroup_root = "/sys/fs/cgroup";
+static bool arg_cgroup_root_given;
+static bool arg_no_cgroup2_check; /* tests on a directory tree: only with --cgroup-root */
 static const char *arg_proc_root = "/proc";
 static uint64_t arg_timeout_usec = DEFAULT_TIMEOUT_USEC;
 static uint64_t start_usec;
@@ -88,20 +108,20 @@ static void deadline_block(bool block) {
         sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &s, NULL);
 }
 
-/* Reads stdin whole (at most STATE_MAX_BYTES) into b. Returns 0 or a negative errno. */
-static int read_state(struct read_buf *b) {
+/* Reads fd to its end into b, at most max bytes. Returns 0, -EFBIG when there is more (read
+ * no further than max + 1 bytes), or a negative errno. */
+static int read_capped(int fd, size_t max, struct read_buf *b) {
         for (;;) {
-                if (b->cap - b->len < 4096) {
-                        size_t cap = MAX(b->cap * 2, (size_t) 16384);
-                        if (cap > STATE_MAX_BYTES + 1)
-                                return -EFBIG;
+                /* Room for max bytes, one more that tells a longer input, and the NUL. */
+                if (b->cap - b->len < 4096 && b->cap < max + 2) {
+                        size_t cap = MIN(MAX(b->cap * 2, (size_t) 16384), max + 2);
                         char *n = realloc(b->data, cap);
                         if (!n)
                                 return -ENOMEM;
                         b->data = n;
                         b->cap = cap;
                 }
-                ssize_t k = read(STDIN_FILENO, b->data + b->len, b->cap - b->len - 1);
+                ssize_t k = read(fd, b->data + b->len, b->cap - b->len - 1);
                 if (k < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -110,9 +130,35 @@ static int read_state(struct read_buf *b) {
                 if (k == 0)
                         break;
                 b->len += (size_t) k;
+                if (b->len > max)
+                        return -EFBIG;
         }
         b->data[b->len] = '\0';
         return 0;
+}
+
+/* Opens path read-only and reads it up to max bytes (read_capped()). Returns 0 or a negative
+ * errno. */
+static int read_file_capped(const char *path, size_t max, struct read_buf *b) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        return read_capped(fd, max, b);
+}
+
+/* Returns a malloc'ed copy of s cut to max bytes ("..." marks a cut) and escaped for the log
+ * (escape_path()), or NULL on OOM. */
+static char *escape_clip(const char *s, size_t max) {
+        _cleanup_free_ char *cut = strndup(s, max);
+        if (!cut)
+                return NULL;
+        char *e = escape_path(cut);
+        if (!e || strlen(s) <= max)
+                return e;
+        char *dots = NULL;
+        int r = asprintf(&dots, "%s...", e);
+        free(e);
+        return r < 0 ? NULL : dots;
 }
 
 static const char *json_string_of(struct json_object *o, const char *key) {
@@ -122,16 +168,38 @@ static const char *json_string_of(struct json_object *o, const char *key) {
         return json_object_get_string(v);
 }
 
+/* The refusals of one run: counted, the first REFUSALS_SHOWN kept for the summary line. */
 struct refusal_ctx {
-        const char *id;
+        const char *id; /* escaped */
         unsigned n;
+        char *shown;    /* "io.mglrud.KEY=VALUE (reason); ...", escaped and cut; or NULL */
 };
 
 static void refused(const char *key, const char *value, const char *reason, void *userdata) {
         struct refusal_ctx *c = userdata;
-        c->n++;
-        log_warning("%s: refusing annotation %s%s=%s: %s", c->id, ANNOTATION_PREFIX, key, value,
-                    reason);
+        if (c->n++ >= REFUSALS_SHOWN)
+                return;
+        _cleanup_free_ char *k = escape_clip(key, LOG_KEY_MAX),
+                            *v = escape_clip(value ?: "", LOG_VALUE_MAX),
+                            *why = escape_clip(reason, PATH_MAX);
+        char *n = NULL;
+        if (!k || !v || !why || asprintf(&n, "%s%s%s%s=%s (%s)", c->shown ?: "",
+                                         c->shown ? "; " : "", ANNOTATION_PREFIX, k, v, why) < 0)
+                return;
+        free(c->shown);
+        c->shown = n;
+}
+
+/* Logs the refusals of the run in one line: how many of the seen annotations, the first
+ * REFUSALS_SHOWN of them. A state of thousands of bad annotations must not flood the journal
+ * (its rate limit would drop the runtime's own lines). */
+static void log_refusals(const struct refusal_ctx *c, unsigned seen, bool nothing_left) {
+        if (c->n == 0)
+                return;
+        log_warning("%s: refused %u of %u %s* annotations: %s%s%s", c->id, c->n, seen,
+                    ANNOTATION_PREFIX, c->shown ?: "(out of memory)",
+                    c->n > REFUSALS_SHOWN ? "; ..." : "",
+                    nothing_left ? "; nothing left to record." : ".");
 }
 
 /* Collects the io.mglrud.* annotations of the state into a (checked) and x (as recorded).
@@ -225,47 +293,26 @@ static void check_against_config(struct cgroup_annotation *a, struct cgroup_xatt
                 log_notice("%s: %s has no [Policy:] section, recording policy %s unchecked.",
                            rc->id, arg_config, a->policy_name);
         else if (!config_find_policy(&c, a->policy_name)) {
-                char reason[128];
+                char reason[2 * PATH_MAX + 128];
                 snprintf(reason, sizeof reason, "no [Policy:%s] section in %s or %s",
                          a->policy_name, arg_config, dir ?: "(no drop-ins)");
-                rc->n++;
-                log_warning("%s: refusing annotation %spolicy=%s: %s", rc->id, ANNOTATION_PREFIX,
-                            a->policy_name, reason);
+                refused("policy", a->policy_name, reason, rc);
                 xattrs_drop(x, "policy");
                 a->policy_name[0] = '\0';
         }
         config_done(&c);
 }
 
-/* Finds the container's cgroup below the cgroup2 root: the cgroup of its process, else the
- * bundle's linux.cgroupsPath. Returns 0 and the path in buf, or a negative errno. */
-static int find_cgroup(struct json_object *state, const char *id, char *buf, size_t size) {
-        struct json_object *pidv;
-        int r = -ENOENT;
-
-        if (json_object_object_get_ex(state, "pid", &pidv) &&
-            json_object_is_type(pidv, json_type_int) && json_object_get_int64(pidv) > 0) {
-                char p[PATH_MAX];
-                _cleanup_(read_buf_free) struct read_buf b = {};
-                snprintf(p, sizeof p, "%s/%lld/cgroup", arg_proc_root,
-                         (long long) json_object_get_int64(pidv));
-                r = read_full_file_at(AT_FDCWD, p, &b);
-                if (r >= 0 && (r = proc_cgroup_parse(b.data, b.len, buf, size)) >= 0)
-                        return 0;
-                log_debug("%s: no cgroup v2 path in %s (%s), trying the bundle.", id, p,
-                          strerror(-r));
-        }
-
-        const char *bundle = json_string_of(state, "bundle");
-        if (!bundle)
+/* Reads the linux.cgroupsPath of the bundle's config.json (at most CONFIG_JSON_MAX_BYTES) into
+ * buf, resolved (container_cgroups_path_resolve()). Returns 0 or a negative errno. */
+static int bundle_cgroups_path(const char *config_json, char *buf, size_t size) {
+        _cleanup_(read_buf_free) struct read_buf b = {};
+        int r = read_file_capped(config_json, CONFIG_JSON_MAX_BYTES, &b);
+        if (r < 0)
                 return r;
-        char p[PATH_MAX];
-        snprintf(p, sizeof p, "%s/config.json", bundle);
-        struct json_object *cfg = json_object_from_file(p), *linux_, *cgp;
-        if (!cfg)
-                return -ENOENT;
+        struct json_object *cfg = json_tokener_parse(b.data), *linux_, *cgp;
         r = -ENOENT;
-        if (json_object_object_get_ex(cfg, "linux", &linux_) &&
+        if (cfg && json_object_object_get_ex(cfg, "linux", &linux_) &&
             json_object_object_get_ex(linux_, "cgroupsPath", &cgp) &&
             json_object_is_type(cgp, json_type_string))
                 r = container_cgroups_path_resolve(json_object_get_string(cgp), buf, size);
@@ -273,15 +320,49 @@ static int find_cgroup(struct json_object *state, const char *id, char *buf, siz
         return r;
 }
 
-/* Records x on the cgroup at path below the root. Returns 0 or a negative errno. */
+/* Finds the container's cgroup below the cgroup2 root: the cgroup of its process, else the
+ * bundle's linux.cgroupsPath. Returns 0, the path in buf and the file it came from in src (of
+ * PATH_MAX bytes), or a negative errno. Either may name any path ("/../x"): record() resolves it
+ * beneath the root. */
+static int find_cgroup(struct json_object *state, const char *id, char *buf, size_t size,
+                       char *src) {
+        struct json_object *pidv;
+        int r = -ENOENT;
+
+        if (json_object_object_get_ex(state, "pid", &pidv) &&
+            json_object_is_type(pidv, json_type_int) && json_object_get_int64(pidv) > 0) {
+                _cleanup_(read_buf_free) struct read_buf b = {};
+                snprintf(src, PATH_MAX, "%s/%lld/cgroup", arg_proc_root,
+                         (long long) json_object_get_int64(pidv));
+                r = read_file_capped(src, PROC_CGROUP_MAX_BYTES, &b);
+                if (r >= 0 && (r = proc_cgroup_parse(b.data, b.len, buf, size)) >= 0)
+                        return 0;
+                log_debug("%s: no cgroup v2 path in %s (%s), trying the bundle.", id, src,
+                          strerror(-r));
+        }
+
+        const char *bundle = json_string_of(state, "bundle");
+        if (!bundle)
+                return r;
+        snprintf(src, PATH_MAX, "%s/config.json", bundle);
+        return bundle_cgroups_path(src, buf, size);
+}
+
+/* Records x on the cgroup at path, opened beneath the root (cgroup_open_beneath()) and a cgroup2
+ * directory (unless --no-cgroup2-check). Returns 0 or a negative errno: -EXDEV (the path
+ * leaves the root), -ELOOP (a symlink), -EMEDIUMTYPE (not cgroup2), those of the writes. */
 static int record(const char *path, const struct cgroup_xattrs *x) {
-        char full[PATH_MAX];
-        snprintf(full, sizeof full, "%s%s", arg_cgroup_root, strcmp(path, "/") == 0 ? "" : path);
-        _cleanup_close_ int fd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
+        _cleanup_close_ int root = open(arg_cgroup_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0)
                 return negative_errno();
+        _cleanup_close_ int fd = cgroup_open_beneath(root, path);
+        if (fd < 0)
+                return fd;
+        int r = arg_no_cgroup2_check ? 0 : cgroup_fd_is_cgroup2(fd);
+        if (r < 0)
+                return r;
         deadline_block(true);
-        int r = cgroup_xattrs_write(fd, x);
+        r = cgroup_xattrs_write(fd, x);
         recorded = r >= 0;
         deadline_block(false);
         return r;
@@ -302,6 +383,22 @@ static void sort_record(struct cgroup_xattrs *x) {
         qsort(x->items, x->n, sizeof x->items[0], cmp_xattr);
 }
 
+/* Why record() failed, for the log. */
+static const char *record_error(int r) {
+        switch (r) {
+        case -EXDEV:
+                return "the path leaves the cgroup root (a \"..\" component), refused";
+        case -ELOOP:
+                return "a symlink on the path, refused";
+        case -EMEDIUMTYPE:
+                return "not a cgroup2 directory, refused";
+        case -EOPNOTSUPP:
+                return "no user xattrs on this cgroupfs (needs Linux 5.7)";
+        default:
+                return strerror(-r);
+        }
+}
+
 static void format_record(const struct cgroup_xattrs *x, char *buf, size_t size) {
         buf[0] = '\0';
         for (size_t i = 0; i < x->n; i++) {
@@ -311,11 +408,55 @@ static void format_record(const struct cgroup_xattrs *x, char *buf, size_t size)
         }
 }
 
+/* Records the annotations of the state on the container's cgroup; id is escaped. Logs at most
+ * three lines: the refusals, the configuration's trouble, the outcome. */
+static void record_annotations(struct json_object *state, const char *id) {
+        struct json_object *annotations;
+        struct cgroup_annotation a = {};
+        struct cgroup_xattrs x = {};
+        _cleanup_free_ char *shown = NULL;
+        struct refusal_ctx rc = { .id = id };
+        unsigned seen;
+        policy_init_defaults(&a.overrides);
+        if (!json_object_object_get_ex(state, "annotations", &annotations) ||
+            !json_object_is_type(annotations, json_type_object) ||
+            (seen = collect_annotations(annotations, &rc, &a, &x)) == 0) {
+                log_debug("%s: no %s* annotations, nothing to record.", id, ANNOTATION_PREFIX);
+                return;
+        }
+        check_against_config(&a, &x, &rc);
+        shown = rc.shown;
+        log_refusals(&rc, seen, x.n == 0);
+        if (x.n == 0)
+                return;
+        sort_record(&x);
+
+        char path[PATH_MAX], src[PATH_MAX], rec[2048];
+        int r = find_cgroup(state, id, path, sizeof path, src);
+        if (r < 0) {
+                log_error("%s: cannot find the container's cgroup (no cgroup v2 path for its "
+                          "process, no usable linux.cgroupsPath in its bundle): %s; nothing "
+                          "recorded.", id, strerror(-r));
+                return;
+        }
+        format_record(&x, rec, sizeof rec);
+        _cleanup_free_ char *rec_esc = escape_path(rec), *path_esc = escape_path(path),
+                            *src_esc = escape_path(src);
+        r = record(path, &x);
+        if (r < 0)
+                log_error("%s: cannot record %s on %s%s (from %s): %s", id, rec_esc ?: "",
+                          arg_cgroup_root, path_esc ?: "?", src_esc ?: "?", record_error(r));
+        else
+                log_info("%s: recorded %s on %s (%u refused, %.1f ms).", id, rec_esc ?: "",
+                         path_esc ?: "?", rc.n, (double) (now_usec() - start_usec) / 1000.0);
+}
+
 static void run(void) {
         _cleanup_(read_buf_free) struct read_buf in = {};
-        int r = read_state(&in);
+        int r = read_capped(STDIN_FILENO, STATE_MAX_BYTES, &in);
         if (r < 0) {
-                log_error("Cannot read the OCI state from stdin: %s", strerror(-r));
+                log_error("Cannot read the OCI state from stdin: %s",
+                          r == -EFBIG ? "more than 1 MiB, ignoring it" : strerror(-r));
                 return;
         }
         enum json_tokener_error jerr;
@@ -326,43 +467,9 @@ static void run(void) {
                 json_object_put(state);
                 return;
         }
-        const char *id = json_string_of(state, "id") ?: "(no id)";
-        struct json_object *annotations;
-        struct cgroup_annotation a = {};
-        struct cgroup_xattrs x = {};
-        struct refusal_ctx rc = { .id = id };
-        policy_init_defaults(&a.overrides);
-        if (!json_object_object_get_ex(state, "annotations", &annotations) ||
-            !json_object_is_type(annotations, json_type_object) ||
-            collect_annotations(annotations, &rc, &a, &x) == 0) {
-                log_debug("%s: no %s* annotations, nothing to record.", id, ANNOTATION_PREFIX);
-                goto out;
-        }
-        check_against_config(&a, &x, &rc);
-        sort_record(&x);
-        if (x.n == 0) {
-                log_warning("%s: no annotation left to record (%u refused).", id, rc.n);
-                goto out;
-        }
-
-        char path[PATH_MAX], rec[2048];
-        r = find_cgroup(state, id, path, sizeof path);
-        if (r < 0) {
-                log_error("%s: cannot find the container's cgroup (no cgroup v2 path for its "
-                          "process, no usable linux.cgroupsPath in its bundle): %s; nothing "
-                          "recorded.", id, strerror(-r));
-                goto out;
-        }
-        format_record(&x, rec, sizeof rec);
-        r = record(path, &x);
-        if (r < 0)
-                log_error("%s: cannot record %s on %s%s: %s", id, rec, arg_cgroup_root, path,
-                          r == -EOPNOTSUPP ? "no user xattrs on this cgroupfs (needs Linux 5.7)"
-                                           : strerror(-r));
-        else
-                log_info("%s: recorded %s on %s (%u refused, %.1f ms).", id, rec, path, rc.n,
-                         (double) (now_usec() - start_usec) / 1000.0);
-out:
+        const char *id = json_string_of(state, "id");
+        _cleanup_free_ char *id_esc = escape_clip(id ?: "(no id)", LOG_ID_MAX);
+        record_annotations(state, id_esc ?: "(out of memory)");
         json_object_put(state);
 }
 
@@ -387,7 +494,7 @@ static void help(void) {
  * and ignored: a typo in a hooks.d file must not stop containers. */
 static int parse_argv(int argc, char **argv) {
         enum { ARG_CONFIG = 0x100, ARG_CONFIG_DIR, ARG_CGROUP_ROOT, ARG_PROC_ROOT, ARG_TIMEOUT,
-               ARG_LOG_LEVEL, ARG_LOG_TARGET, ARG_VERSION };
+               ARG_LOG_LEVEL, ARG_LOG_TARGET, ARG_VERSION, ARG_NO_CGROUP2_CHECK };
         static const struct option options[] = {
                 { "config", required_argument, NULL, ARG_CONFIG },
                 { "config-dir", required_argument, NULL, ARG_CONFIG_DIR },
@@ -398,6 +505,8 @@ static int parse_argv(int argc, char **argv) {
                 { "log-target", required_argument, NULL, ARG_LOG_TARGET },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
+                /* Not in --help: for tests on a directory tree (mglrud-oci-hook(8)). */
+                { "no-cgroup2-check", no_argument, NULL, ARG_NO_CGROUP2_CHECK },
                 {}
         };
         uint64_t u;
@@ -407,7 +516,11 @@ static int parse_argv(int argc, char **argv) {
                 switch (c) {
                 case ARG_CONFIG: arg_config = optarg; break;
                 case ARG_CONFIG_DIR: arg_config_dir = optarg; break;
-                case ARG_CGROUP_ROOT: arg_cgroup_root = optarg; break;
+                case ARG_CGROUP_ROOT:
+                        arg_cgroup_root = optarg;
+                        arg_cgroup_root_given = true;
+                        break;
+                case ARG_NO_CGROUP2_CHECK: arg_no_cgroup2_check = true; break;
                 case ARG_PROC_ROOT: arg_proc_root = optarg; break;
                 case ARG_TIMEOUT:
                         if (parse_duration(optarg, &u) < 0 || u == 0 || u > 10 * USEC_PER_SEC)
@@ -437,6 +550,11 @@ static int parse_argv(int argc, char **argv) {
                 default:
                         log_warning("Ignoring the unknown option %s.", argv[optind - 1]);
                 }
+        /* The real tree is always checked: the option is for a test tree named with it. */
+        if (arg_no_cgroup2_check && !arg_cgroup_root_given) {
+                log_warning("Ignoring --no-cgroup2-check without --cgroup-root.");
+                arg_no_cgroup2_check = false;
+        }
         return 1;
 }
 

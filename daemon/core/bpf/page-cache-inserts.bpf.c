@@ -38,6 +38,19 @@ struct {
         __type(value, __u8);
 } stream_watch SEC(".maps");
 
+/* The cgroup ids whose insertions are counted: the managed cgroups with stream protection on,
+ * every managed one while the own refault count is wanted, and the descendants they cover (the
+ * daemon keeps it each cycle). Insertions elsewhere are not recorded, so that files of cgroups
+ * mglrud does not manage cannot fill the streams map and push the managed ones' out. Empty:
+ * nothing is counted. */
+struct {
+        __uint(type, BPF_MAP_TYPE_HASH);
+        __uint(max_entries, STREAMS_TRACK_ENTRIES);
+        __uint(map_flags, BPF_F_NO_PREALLOC);
+        __type(key, __u64);
+        __type(value, __u8);
+} streams_track SEC(".maps");
+
 /* log2 of the page size, set by the daemon before loading (the counters count pages). */
 const volatile __u32 page_shift = 12;
 /* Crossings that did not fit in the ring buffer (the daemon's cycle still sees those files). */
@@ -177,7 +190,7 @@ int BPF_PROG(streams_add, struct folio *folio) {
         __u64 index, nr, end, window, old_pages, old_next;
 
         inode = folio_file_key(folio, &key);
-        if (!inode)
+        if (!inode || !bpf_map_lookup_elem(&streams_track, &key.cgroup_id))
                 return 0;
         index = BPF_CORE_READ(folio, index);
         nr = folio_nr(folio);

@@ -23,6 +23,8 @@
 #define STREAMS_EVENT_STEP_PAGES 1024 /* 4 MiB with 4 KiB pages: STREAM_MIN_BYTES */
 #define STREAMS_RING_BYTES (256 * 1024) /* 2,730 events: a batch of the fast path, and more */
 #define STREAMS_WATCH_ENTRIES 16384 /* cgroup ids whose files send events */
+#define STREAMS_TRACK_ENTRIES 16384 /* cgroup ids whose insertions are counted (the same ids
+                                     * stream_events_watch() keeps: both go through it) */
 /* The classifier's bounds (policy/stream-classify.h: STREAM_SEQ_NUM, _DEN, STREAM_BACK_DEN);
  * the daemon checks at build time that they agree. */
 #define STREAMS_EVENT_SEQ_NUM 9

@@ -32,6 +32,9 @@ struct streams_val;
 extern const uint64_t streams_latency_bounds_usec[STREAMS_LATENCY_BUCKETS];
 
 struct streams_stats {
+        bool counting;                  /* the BPF program counts insertions */
+        size_t tracked;                 /* cgroup ids whose insertions it counts */
+        size_t map_files;               /* files in its map at the last read */
         bool fast_path;                 /* StreamFastPath= is on */
         size_t watched;                 /* cgroup ids whose crossings are reported */
         uint64_t fast_runs;             /* runs of the fast path */

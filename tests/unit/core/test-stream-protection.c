@@ -615,8 +615,9 @@ static void test_cycle_after_fast_path(void **state) {
 
 /* The table holds the map's files and one batch of new ones: a second batch of new files before
  * the next cycle finds no room (without BPF there is no map to read again) and is left to the
- * cycle, while a file the table has still gets its crossing. The watched cgroups follow the
- * cycle. */
+ * cycle, while a file the table has still gets its crossing. The watched cgroups, and those
+ * whose insertions are counted, follow the cycle: with protection off none, unless RefaultCheck=
+ * wants the own refault count. */
 static void test_fast_path_table_full(void **state) {
         struct subject *t = *state;
         struct streams *s = t->streams;
@@ -636,6 +637,7 @@ static void test_fast_path_table_full(void **state) {
         }
         assert_null(cycle_at(s, cg, t0, keys, vals, n));
         assert_int_equal(streams_get_stats(s).watched, 1);
+        assert_int_equal(streams_get_stats(s).tracked, 1);
         /* A batch of new files (odd inodes) fits. */
         for (size_t i = 0; i < STREAM_EVENTS_BATCH; i++)
                 keys[i].ino = 2 * i + 1;
@@ -660,6 +662,18 @@ static void test_fast_path_table_full(void **state) {
         test_policy_of(cg)->stream_protection = STREAM_PROTECTION_NO;
         assert_null(cycle_at(s, cg, t0 + 10 * USEC_PER_SEC, NULL, NULL, 0));
         assert_int_equal(streams_get_stats(s).watched, 0);
+        /* ... and its insertions are no longer counted, unless the own refault count is
+         * wanted. */
+        assert_int_equal(streams_get_stats(s).tracked, 0);
+        struct kernel_caps caps = { .page_size = PAGE };
+        struct cycle_input in = input_at(&caps, t0 + 11 * USEC_PER_SEC, false);
+        struct cgroup *list[1] = { cg };
+        struct actuator *act;
+        in.refault_check = true;
+        assert_int_equal(actuator_new(NULL, on_done, NULL, &act), 0);
+        assert_int_equal(streams_cycle(s, &in, list, 1, act), 0);
+        actuator_free(act);
+        assert_int_equal(streams_get_stats(s).tracked, 1);
 
         free(keys);
         free(vals);

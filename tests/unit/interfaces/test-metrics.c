@@ -189,6 +189,9 @@ static void test_metrics_empty(void **state) {
 static void test_stream_fast_path(void **state) {
         struct daemon_stats d = stats;
         d.streams = (struct streams_stats) {
+                .counting = true,
+                .tracked = 4,
+                .map_files = 1234,
                 .fast_path = true,
                 .watched = 3,
                 .fast_runs = 9,
@@ -222,12 +225,16 @@ static void test_stream_fast_path(void **state) {
                 "mglrud_stream_drop_latency_seconds_count 6\n"));
         assert_non_null(strstr(text, "\nmglrud_stream_crossings_total 40\n"));
         assert_non_null(strstr(text, "\nmglrud_stream_crossings_lost_total 2\n"));
+        assert_non_null(strstr(text, "\nmglrud_stream_map_files 1234\n"));
+        assert_non_null(strstr(text, "\nmglrud_stream_counted_cgroup_ids 4\n"));
         free(text);
 
         f = open_memstream(&text, &len);
         assert_non_null(f);
         assert_int_equal(dump_format(f, &d, NULL, 0), 0);
         assert_int_equal(fclose(f), 0);
+        assert_non_null(strstr(text, "        Stream map: 1234 files, insertions counted in 4 "
+                                     "cgroup ids\n"));
         assert_non_null(strstr(text, "        Stream fast path: 3 cgroup ids watched, 9 runs, 40 "
                                      "crossings (2 lost), 6 drops 200ms after the threshold on "
                                      "average, at most 700ms\n"));

@@ -2,9 +2,12 @@
 # mglrud-oci-hook on real OCI state documents (tests/fixtures/oci-state: what runc 1.1.5 gave
 # its createRuntime hook in the containers-runc VM scenario, and variants of it): a valid one,
 # a missing cgroup path, malformed JSON, an unknown policy name, a bad value, no annotations, a
-# stdin that never closes, a bad option. The hook must exit 0 every time (a runtime stops a
-# container when a createRuntime hook fails), record only what the config parser accepts, and
-# log what it refused. The cgroup tree is a directory (user xattrs as on cgroupfs).
+# stdin that never closes, a bad option, and hostile ones: a cgroup path out of the root, a
+# flood of bad annotations with control characters, a config.json that never ends, a state over
+# its cap. The hook must exit 0 every time (a runtime stops a container when a createRuntime hook
+# fails), record only what the config parser accepts beneath the root, and log what it refused in
+# a few escaped lines. The cgroup tree is a directory (user xattrs as on cgroupfs; the hook runs
+# with --no-cgroup2-check, case 12 without).
 set -euo pipefail
 hook=$1 fixtures=$2
 tmp=$(mktemp -d)
@@ -41,7 +44,7 @@ print(json.dumps(d))' "$fixtures/$1" "$tmp" "${2:-}" > "$tmp/state.json"
 # run_hook: runs the hook on stdin with the tree in $tmp; its stderr goes to $tmp/err.
 run_hook() {
         "$hook" --config "$tmp/mglrud.conf" --cgroup-root "$tmp/cgroup" --proc-root "$tmp/proc" \
-                --log-target stderr "$@" 2>"$tmp/err"
+                --log-target stderr --no-cgroup2-check "$@" 2>"$tmp/err"
 }
 xattrs() {
         python3 -c 'import os,sys; p=sys.argv[1]
@@ -63,15 +66,15 @@ grep -q "^$id: recorded policy=batch MinColdAge=5s on $cg (0 refused" "$tmp/err"
 state runc-1.1.5.json 'a = d["annotations"]; del a["io.mglrud.MinColdAge"]; a["io.mglrud.MaxStep"] = "12Q"; a["io.mglrud.Swapiness"] = "10"; a["io.mglrud.Floor"] = "64M"'
 run_hook < "$tmp/state.json" || fail "bad value: exit $?"
 [[ $(xattrs) == "Floor=64M policy=batch" ]] || fail "bad value: recorded '$(xattrs)'"
-grep -q "refusing annotation io.mglrud.MaxStep=12Q: invalid size" "$tmp/err" || fail "bad value: log"
-grep -q "refusing annotation io.mglrud.Swapiness=10: unknown policy key" "$tmp/err" || fail "unknown key: log"
+grep -q "refused 2 of 4 io.mglrud.\* annotations: .*io.mglrud.MaxStep=12Q (invalid size)" "$tmp/err" || fail "bad value: log"
+grep -q "io.mglrud.Swapiness=10 (unknown policy key)" "$tmp/err" || fail "unknown key: log"
 
 # 3. An unknown policy name: refused with the files it looked in; the keys still recorded.
 clear_xattrs
 state runc-1.1.5.json 'd["annotations"]["io.mglrud.policy"] = "nosuch"'
 run_hook < "$tmp/state.json" || fail "unknown policy: exit $?"
 [[ $(xattrs) == "MinColdAge=5s" ]] || fail "unknown policy: recorded '$(xattrs)'"
-grep -q "refusing annotation io.mglrud.policy=nosuch: no \[Policy:nosuch\] section in $tmp/mglrud.conf" "$tmp/err" ||
+grep -q "io.mglrud.policy=nosuch (no \[Policy:nosuch\] section in $tmp/mglrud.conf" "$tmp/err" ||
         fail "unknown policy: log"
 
 #    ... unless the configuration has no [Policy:] section at all (the daemon's is elsewhere,
@@ -79,7 +82,7 @@ grep -q "refusing annotation io.mglrud.policy=nosuch: no \[Policy:nosuch\] secti
 clear_xattrs
 printf '[Defaults]\nMaxStep=32M\n' > "$tmp/other.conf"
 "$hook" --config "$tmp/other.conf" --cgroup-root "$tmp/cgroup" --proc-root "$tmp/proc" \
-        --log-target stderr < "$tmp/state.json" 2>"$tmp/err" || fail "no policies: exit $?"
+        --log-target stderr --no-cgroup2-check < "$tmp/state.json" 2>"$tmp/err" || fail "no policies: exit $?"
 [[ $(xattrs) == "policy=nosuch MinColdAge=5s" || $(xattrs) == "MinColdAge=5s policy=nosuch" ]] ||
         fail "no policies: recorded '$(xattrs)'"
 grep -q "has no \[Policy:\] section, recording policy nosuch unchecked" "$tmp/err" || fail "no policies: log"
@@ -89,7 +92,7 @@ clear_xattrs
 state runc-1.1.5.json 'd["annotations"].update({"io.mglrud.MinColdAge": "10min", "io.mglrud.MaxColdAge": "1min"})'
 run_hook < "$tmp/state.json" || fail "cold ages: exit $?"
 [[ $(xattrs) == "policy=batch" ]] || fail "cold ages: recorded '$(xattrs)'"
-grep -q "refusing annotation io.mglrud.MinColdAge=10min: greater than MaxColdAge" "$tmp/err" || fail "cold ages: log"
+grep -q "io.mglrud.MinColdAge=10min (greater than MaxColdAge)" "$tmp/err" || fail "cold ages: log"
 
 # 5. No process (pid 0, as in a "created" state): the bundle's systemd cgroupsPath is used.
 clear_xattrs
@@ -107,7 +110,7 @@ grep -q "^error: $id: cannot find the container's cgroup" "$tmp/err" || fail "no
 printf '0::/gone.scope\n' > "$tmp/proc/4242/cgroup"
 state runc-1.1.5.json
 run_hook < "$tmp/state.json" || fail "gone: exit $?"
-grep -q "cannot record policy=batch MinColdAge=5s on $tmp/cgroup/gone.scope: No such file" "$tmp/err" || fail "gone: log"
+grep -q "cannot record policy=batch MinColdAge=5s on $tmp/cgroup/gone.scope (from $tmp/proc/4242/cgroup): No such file" "$tmp/err" || fail "gone: log"
 printf '0::%s\n' "$cg" > "$tmp/proc/4242/cgroup"
 
 # 7. Malformed JSON: the document cut in half, and not an object.
@@ -142,4 +145,69 @@ state runc-1.1.5.json
 run_hook < "$tmp/state.json" --frobnicate --timeout=forever || fail "bad option: exit $?"
 [[ $(xattrs) == "MinColdAge=5s policy=batch" ]] || fail "bad option: recorded '$(xattrs)'"
 grep -q "Ignoring --timeout=forever" "$tmp/err" || fail "bad option: log"
-echo "mglrud-oci-hook: ok (10 cases, the stuck stdin ended after $ms ms)"
+# 11. A cgroup path that leaves the root, from the process (/proc/PID/cgroup) or the bundle
+#     (pid 0), and a symlink inside the root pointing out: refused, nothing written outside.
+mkdir -p "$tmp/outside"
+ln -s ../outside "$tmp/cgroup/link.scope"
+outside_xattrs() { python3 -c 'import os,sys; print(" ".join(os.listxattr(sys.argv[1])))' "$tmp/outside"; }
+state runc-1.1.5.json
+for how in proc bundle link; do
+        case $how in
+        proc) printf '0::/../outside\n' > "$tmp/proc/4242/cgroup" ;;
+        bundle) state runc-1.1.5.json 'd["pid"] = 0'
+                printf '{"linux":{"cgroupsPath":"/../outside"}}\n' > "$tmp/bundle/config.json" ;;
+        link) state runc-1.1.5.json; printf '0::/link.scope\n' > "$tmp/proc/4242/cgroup" ;;
+        esac
+        run_hook < "$tmp/state.json" || fail "outside ($how): exit $?"
+        [[ -z $(outside_xattrs) ]] || fail "outside ($how): wrote '$(outside_xattrs)'"
+        [[ $(wc -l < "$tmp/err") == 1 ]] || fail "outside ($how): $(wc -l < "$tmp/err") lines"
+done
+grep -q "^error: $id: cannot record .* on $tmp/cgroup/link.scope (from $tmp/proc/4242/cgroup): a symlink on the path, refused" "$tmp/err" ||
+        fail "outside (link): log"
+printf '0::/../outside\n' > "$tmp/proc/4242/cgroup"
+state runc-1.1.5.json
+run_hook < "$tmp/state.json"
+grep -q "cannot record .* (from $tmp/proc/4242/cgroup): the path leaves the cgroup root" "$tmp/err" ||
+        fail "outside (proc): log"
+printf '0::%s\n' "$cg" > "$tmp/proc/4242/cgroup"
+printf '{"ociVersion":"1.0.2","linux":{"cgroupsPath":"system.slice:docker:%s"}}\n' "$cid" > "$tmp/bundle/config.json"
+
+# 12. The test tree is not cgroup2: without --no-cgroup2-check the hook refuses it, and the
+#     option is ignored without --cgroup-root (it would apply to the real tree).
+clear_xattrs
+"$hook" --config "$tmp/mglrud.conf" --cgroup-root "$tmp/cgroup" --proc-root "$tmp/proc" \
+        --log-target stderr < "$tmp/state.json" 2>"$tmp/err" || fail "cgroup2: exit $?"
+[[ -z $(xattrs) ]] || fail "cgroup2: recorded '$(xattrs)'"
+grep -q "on $tmp/cgroup$cg (from $tmp/proc/4242/cgroup): not a cgroup2 directory, refused" "$tmp/err" ||
+        fail "cgroup2: log"
+"$hook" --no-cgroup2-check --config "$tmp/mglrud.conf" --proc-root "$tmp/proc" \
+        --log-target stderr < "$tmp/state.json" 2>"$tmp/err" || fail "cgroup2 option: exit $?"
+grep -q "Ignoring --no-cgroup2-check without --cgroup-root" "$tmp/err" || fail "cgroup2 option: log"
+
+# 13. A flood: 20,000 bad annotations (an 880 KB state), the first with a newline and an ESC
+#     sequence in its key and value, an id with both: one summary line, escaped, and the good
+#     annotation still recorded.
+clear_xattrs
+state runc-1.1.5.json 'a = d["annotations"]; a.clear(); a["io.mglrud.Bad\nkey"] = "x\n\u001b[31mforged: recorded"
+a.update({"io.mglrud.K%05d" % i: "v" * 20 for i in range(19999)}); a["io.mglrud.MaxStep"] = "1G"
+d["id"] = "evil\nid\u001b[2J"'
+run_hook --timeout 5s < "$tmp/state.json" || fail "flood: exit $?"
+[[ $(xattrs) == "MaxStep=1G" ]] || fail "flood: recorded '$(xattrs)'"
+lines=$(wc -l < "$tmp/err")
+(( lines == 2 )) || fail "flood: $lines lines"
+! grep -q $'\x1b' "$tmp/err" || fail "flood: a raw ESC in the log"
+grep -qF 'evil\x0aid\x1b[2J: refused 20000 of 20001 io.mglrud.* annotations: io.mglrud.Bad\x0akey=x\x0a\x1b[31mforged: recorded (unknown policy key); io.mglrud.K00000=' "$tmp/err" ||
+        fail "flood: summary"
+grep -qF '; ...' "$tmp/err" || fail "flood: no mark of the refusals not shown"
+
+# 14. A config.json that never ends (/dev/zero) is read up to its cap (4 MiB), not until the
+#     deadline; a state over 1 MiB on stdin is refused.
+state runc-1.1.5.json 'd["pid"] = 0'
+mkdir -p "$tmp/zero"; ln -s /dev/zero "$tmp/zero/config.json"
+sed -i "s|$tmp/bundle|$tmp/zero|" "$tmp/state.json"
+run_hook --timeout 5s < "$tmp/state.json" || fail "zero: exit $?"
+grep -q "cannot find the container's cgroup .*: File too large; nothing recorded" "$tmp/err" || fail "zero: log"
+python3 -c 'import json; print(json.dumps({"id": "big", "annotations": {"io.mglrud.MaxStep": "1G"}, "pad": "x" * (1 << 20)}))' > "$tmp/big.json"
+run_hook < "$tmp/big.json" || fail "big state: exit $?"
+grep -q "Cannot read the OCI state from stdin: more than 1 MiB" "$tmp/err" || fail "big state: log"
+echo "mglrud-oci-hook: ok (14 cases, the stuck stdin ended after $ms ms)"
