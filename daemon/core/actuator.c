@@ -27,7 +27,6 @@ struct actuator {
         unsigned pending;                             /* queued + running */
         unsigned pending_drop_files;                  /* files of the pending drop jobs */
         bool stop;
-        bool force_dry_run;                           /* actuator_set_dry_run() */
         struct actuator_stall_source stall;           /* actuator_set_stall_source() */
         struct actuator_refault_source refault;       /* actuator_set_refault_source() */
         struct actuator_stats stats;                  /* under lock */
@@ -43,7 +42,7 @@ static void free_list(struct actuator_job *j);
 /* Returns a new job of kind for cgroup id with room for n_cmds commands, without descriptors,
  * or NULL on OOM. */
 static struct actuator_job *job_alloc(enum actuator_job_kind kind, uint64_t cgroup_id,
-                                      const char *path, bool dry_run, size_t n_cmds) {
+                                      const char *path, enum act_mode mode, size_t n_cmds) {
         /* Sized to its commands: while an eviction takes seconds, every managed cgroup can
          * have a job queued (thousands of them), most with one ageing command. */
         struct actuator_job *j = calloc(1, sizeof *j + n_cmds * sizeof j->cmds[0]);
@@ -52,7 +51,7 @@ static struct actuator_job *job_alloc(enum actuator_job_kind kind, uint64_t cgro
         j->kind = kind;
         j->dirfd = j->lrugen_fd = -1;
         j->cgroup_id = cgroup_id;
-        j->dry_run = dry_run;
+        j->mode = mode;
         j->path = strdup(path);
         if (!j->path) {
                 free(j);
@@ -62,13 +61,14 @@ static struct actuator_job *job_alloc(enum actuator_job_kind kind, uint64_t cgro
 }
 
 struct actuator_job *actuator_job_new(uint64_t cgroup_id, const char *path, int dirfd,
-                                      int lrugen_fd, uint64_t page_size, bool dry_run,
+                                      int lrugen_fd, uint64_t page_size, enum act_mode mode,
                                       const struct decision *d) {
-        struct actuator_job *j = job_alloc(ACTUATOR_JOB_DECISION, cgroup_id, path, dry_run,
+        struct actuator_job *j = job_alloc(ACTUATOR_JOB_DECISION, cgroup_id, path, mode,
                                            d->n_cmds);
         if (!j)
                 return NULL;
         decision_summarize(d, &j->decision);
+        j->decision.act = (uint8_t) mode;
         memcpy(j->cmds, d->cmds, d->n_cmds * sizeof d->cmds[0]);
         j->n_cmds = d->n_cmds;
         j->page_size = page_size;
@@ -82,8 +82,9 @@ struct actuator_job *actuator_job_new(uint64_t cgroup_id, const char *path, int 
         return j;
 }
 
-struct actuator_job *actuator_drop_job_new(uint64_t cgroup_id, const char *path, bool dry_run) {
-        return job_alloc(ACTUATOR_JOB_DROP, cgroup_id, path, dry_run, 0);
+struct actuator_job *actuator_drop_job_new(uint64_t cgroup_id, const char *path,
+                                           enum act_mode mode) {
+        return job_alloc(ACTUATOR_JOB_DROP, cgroup_id, path, mode, 0);
 }
 
 int actuator_drop_job_add(struct actuator_job *j, int fd, const char *path,
@@ -205,10 +206,20 @@ static void write_end(struct actuator_job *j) {
         __atomic_store_n(&j->write_started_usec, 0, __ATOMIC_RELAXED);
 }
 
-/* Checked before every write: a reload to DryRun=yes stops the writes of jobs decided before. */
-static bool job_dry_run(const struct actuator_job *j) {
-        return j->dry_run ||
-               (j->force_dry_run && __atomic_load_n(j->force_dry_run, __ATOMIC_RELAXED));
+/* Returns the job's mode, read before every write: actuator_report_only() (a reload to
+ * DryRun=yes) lowers it while the job runs. */
+static enum act_mode job_mode(const struct actuator_job *j) {
+        return __atomic_load_n(&j->mode, __ATOMIC_RELAXED);
+}
+
+/* Returns whether the job's mode allows a write of kind w: what it does not allow is skipped,
+ * neither written nor counted as asked. */
+static bool job_allows(const struct actuator_job *j, enum act_write w) {
+        return act_mode_allows(job_mode(j), w);
+}
+
+static enum act_write cmd_write(const struct lrugen_cmd *c) {
+        return c->op == '+' ? ACT_WRITE_AGE : ACT_WRITE_EVICT;
 }
 
 /* One lru_gen command; evictions in chunks. Returns 0 or the first error. */
@@ -218,18 +229,18 @@ static int run_lrugen_cmd(struct actuator_job *j, const struct lrugen_cmd *c, co
 
         if (c->op == '+') {
                 write_begin(j);
-                r = actuate_lrugen(j->lrugen_fd, c, job_dry_run(j));
+                r = actuate_lrugen(j->lrugen_fd, c, job_mode(j));
                 write_end(j);
         } else {
                 /* Repeating "- id node seq" is safe: once the generations up to seq are empty
                  * the kernel returns at once. */
                 for (uint64_t left = c->nr_pages; left > 0 && r >= 0;) {
-                        if (cancelled(j, cancel))
+                        if (cancelled(j, cancel) || !job_allows(j, ACT_WRITE_EVICT))
                                 break;
                         struct lrugen_cmd chunk = *c;
                         chunk.nr_pages = MIN(left, (uint64_t) ACTUATOR_CHUNK_PAGES);
                         write_begin(j);
-                        r = actuate_lrugen(j->lrugen_fd, &chunk, job_dry_run(j));
+                        r = actuate_lrugen(j->lrugen_fd, &chunk, job_mode(j));
                         write_end(j);
                         left -= chunk.nr_pages;
                         j->asked_bytes += chunk.nr_pages * j->page_size;
@@ -247,12 +258,12 @@ static int run_reclaim(struct actuator_job *j, const struct reclaim_req *req, co
         int r = 0;
 
         for (uint64_t left = req->bytes; left > 0;) {
-                if (cancelled(j, cancel))
+                if (cancelled(j, cancel) || !job_allows(j, ACT_WRITE_RECLAIM))
                         break;
                 struct reclaim_req chunk = *req;
                 chunk.bytes = MIN(left, chunk_bytes);
                 write_begin(j);
-                r = actuate_reclaim(j->dirfd, &chunk, job_dry_run(j));
+                r = actuate_reclaim(j->dirfd, &chunk, job_mode(j));
                 write_end(j);
                 left -= chunk.bytes;
                 j->asked_bytes += chunk.bytes;
@@ -267,10 +278,10 @@ static int run_reclaim(struct actuator_job *j, const struct reclaim_req *req, co
 static void run_drops(struct actuator_job *j, const bool *cancel) {
         for (size_t i = 0; i < j->n_drops; i++) {
                 struct actuator_drop *d = &j->drops[i];
-                if (cancelled(j, cancel))
+                if (cancelled(j, cancel) || !job_allows(j, ACT_WRITE_DROP))
                         break;
                 write_begin(j);
-                d->error = actuate_drop(d->fd, d->offset, d->length, job_dry_run(j));
+                d->error = actuate_drop(d->fd, d->offset, d->length, job_mode(j));
                 write_end(j);
                 j->asked_bytes += d->length;
                 if (d->error < 0) {
@@ -289,11 +300,11 @@ static uint64_t job_writes(const struct actuator_job *j) {
         uint64_t n = 0;
         for (size_t i = 0; i < j->n_cmds; i++) {
                 const struct lrugen_cmd *c = &j->cmds[i];
-                if (j->advise_ageing && c->op != '+')
+                if (!job_allows(j, cmd_write(c)))
                         continue;
                 n += c->op == '+' ? 1 : (c->nr_pages + ACTUATOR_CHUNK_PAGES - 1) / ACTUATOR_CHUNK_PAGES;
         }
-        for (size_t i = 0; i < j->decision.n_reclaims && !j->advise_ageing; i++) {
+        for (size_t i = 0; i < j->decision.n_reclaims && job_allows(j, ACT_WRITE_RECLAIM); i++) {
                 uint64_t chunk = (uint64_t) ACTUATOR_CHUNK_PAGES * j->page_size;
                 n += (j->decision.reclaims[i].bytes + chunk - 1) / chunk;
         }
@@ -311,7 +322,7 @@ void actuator_run_job(struct actuator_job *j, const bool *cancel) {
 
         for (size_t i = 0; i < j->n_cmds && !cancelled(j, cancel); i++) {
                 const struct lrugen_cmd *c = &j->cmds[i];
-                if (j->advise_ageing && c->op != '+')
+                if (!job_allows(j, cmd_write(c)))
                         continue;
                 int r = run_lrugen_cmd(j, c, cancel);
                 if (r == -EEXIST && c->op == '+')
@@ -331,7 +342,8 @@ void actuator_run_job(struct actuator_job *j, const bool *cancel) {
                         log_warning_errno(r, "%s: lru_gen write failed: %m", j->path);
                 }
         }
-        for (size_t i = 0; i < d->n_reclaims && !j->advise_ageing && !cancelled(j, cancel); i++) {
+        for (size_t i = 0; i < d->n_reclaims && job_allows(j, ACT_WRITE_RECLAIM) &&
+                           !cancelled(j, cancel); i++) {
                 int r = run_reclaim(j, &d->reclaims[i], cancel);
                 if (r == -EAGAIN || r == -EINTR)
                         continue; /* the kernel reclaimed less than asked, or was interrupted:
@@ -352,8 +364,8 @@ void actuator_run_job(struct actuator_job *j, const bool *cancel) {
 /* Counts a finished job (under the lock when a thread runs jobs). */
 static void count_job(struct actuator *a, const struct actuator_job *j) {
         a->stats.jobs++;
-        if (job_dry_run(j))
-                return; /* nothing was written */
+        if (job_mode(j) == ACT_REPORT)
+                return; /* nothing was written (or, lowered while it ran, not counted) */
         a->stats.writes += job_writes(j);
         a->stats.failed += j->failed;
         a->stats.asked_bytes += j->asked_bytes;
@@ -461,7 +473,6 @@ fail:
 
 int actuator_submit(struct actuator *a, struct actuator_job *j) {
         j->next = NULL;
-        j->force_dry_run = &a->force_dry_run;
         j->stall = &a->stall;
         j->refault = &a->refault;
         if (!a->thread_started) {
@@ -575,9 +586,15 @@ void actuator_set_refault_source(struct actuator *a, const struct actuator_refau
                 a->refault = src ? *src : (struct actuator_refault_source) {};
 }
 
-void actuator_set_dry_run(struct actuator *a, bool dry_run) {
-        if (a)
-                __atomic_store_n(&a->force_dry_run, dry_run, __ATOMIC_RELAXED);
+void actuator_report_only(struct actuator *a) {
+        if (!a || !a->thread_started)
+                return; /* inline: nothing is ever queued or running between calls */
+        pthread_mutex_lock(&a->lock);
+        for (struct actuator_job *j = a->queue_head; j; j = j->next)
+                j->mode = ACT_REPORT;
+        if (a->running)
+                __atomic_store_n(&a->running->mode, ACT_REPORT, __ATOMIC_RELAXED);
+        pthread_mutex_unlock(&a->lock);
 }
 
 unsigned actuator_pending_drop_files(struct actuator *a) {

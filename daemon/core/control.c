@@ -9,6 +9,7 @@
 #include "mglrud/core/decision-text.h"
 #include "mglrud/core/refault-trust.h"
 #include "mglrud/core/pressure-trigger.h"
+#include "mglrud/policy/act-mode.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
@@ -423,17 +424,17 @@ static void fill_prev_sample(const struct prev_reading *pr, struct cgroup_sample
 }
 
 /* Runs policy_decide() for one cgroup reading (prev may be NULL) on the cycle's host
- * readings; advise says that the decision is only reported; own is the reading's own refault
- * count, and undercount says the controllers take the larger of it and the kernel's. Returns 0
- * or -errno. */
-static int decide(const struct cycle_input *in, const struct policy *p, bool advise,
+ * readings; own is the reading's own refault count, and undercount says the controllers take
+ * the larger of it and the kernel's. Returns 0 or -errno. */
+static int decide(const struct cycle_input *in, const struct policy *p,
                   const struct policy_state *state, const struct prev_reading *prev,
                   const struct cgroup_reading *cur, const struct own_refaults *own,
                   bool undercount, const struct lrugen_lruvec *lruvecs, size_t n_lruvecs,
                   struct policy_state *ret_state, struct decision *ret) {
         struct kernel_caps caps = *in->caps;
         /* Advice shows what lru_gen would do even where we did not open it. */
-        caps.lrugen_write = caps.lrugen_write || (advise && in->lrugen_readable);
+        caps.lrugen_write = caps.lrugen_write ||
+                            (p->mode == POLICY_MODE_ADVISE && in->lrugen_readable);
 
         struct cgroup_sample sp, sc;
         fill_sample(cur, lruvecs, n_lruvecs, in->lrugen && n_lruvecs > 0, &sc);
@@ -500,7 +501,7 @@ static void drop_done(struct cgroup *cg, struct control_acts *a, const struct ac
         uint64_t small_bytes = 0, small_first_crossed = 0;
         unsigned small_files = 0;
         const char *small_last = NULL;
-        const char *verb = j->dry_run ? "would drop" : "dropped";
+        const char *verb = act_mode_allows(j->mode, ACT_WRITE_DROP) ? "dropped" : "would drop";
         char b1[32], b2[32], b3[32], lat[64];
 
         for (size_t i = 0; i < j->n_drops; i++) {
@@ -575,13 +576,14 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
                         s = policy_store(cg, &ps); /* the same size: it stays in place */
                 }
         }
-        if (j->advise_ageing || (j->asked_bytes == 0 && j->failed == 0)) {
+        bool age_only = j->decision.act == ACT_AGE_ONLY;
+        if (age_only || (j->asked_bytes == 0 && j->failed == 0)) {
                 /* Ageing only: nothing leaves memory, nothing to measure or to report above
                  * debug (it happens about every T/2). */
                 log_debug("%s: aged %u lruvec%s (%s)", cg->name, j->decision.n_age,
                           j->decision.n_age == 1 ? "" : "s",
                           decision_reason_to_string(j->decision.reason));
-                if (!j->advise_ageing)
+                if (!age_only) /* advice was reported when it was decided */
                         report_advice(report, cg, &j->decision);
                 actuator_job_free(j);
                 return;
@@ -629,32 +631,32 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
         actuator_job_free(j);
 }
 
-/* Hands the decision's writes to the actuation path (completion: control_job_done()). Returns
- * 0, or -ENOMEM (-ESHUTDOWN while stopping is not an error: nothing more is written). */
+/* Hands the decision's writes to the actuation path in mode (ACT_WRITE or ACT_AGE_ONLY;
+ * completion: control_job_done()). Returns 0, or -ENOMEM (-ESHUTDOWN while stopping is not an
+ * error: nothing more is written). */
 static int submit(const struct cycle_input *in, struct actuator *act, struct cgroup *cg,
                   struct control_state *s, const struct cgroup_reading *cur,
-                  const struct own_refaults *own, const struct decision *d, bool advise_ageing) {
-        if (!in->dry_run && !advise_ageing && log_get_max_level() >= LOG_DEBUG) {
+                  const struct own_refaults *own, const struct decision *d, enum act_mode mode) {
+        if (mode == ACT_WRITE && log_get_max_level() >= LOG_DEBUG) {
                 char line[1024];
-                if (decision_format(d, line, sizeof line) >= 0)
+                if (decision_format(d, mode, line, sizeof line) >= 0)
                         log_debug("%s: decision: %s", cg->name, line);
         }
         struct control_acts *a = acts_get(s);
         if (!a)
                 return -ENOMEM;
         struct actuator_job *j = actuator_job_new(cg->id, cg->name, cg->files.dirfd, in->lrugen_write_fd,
-                                                  in->caps->page_size, in->dry_run, d);
+                                                  in->caps->page_size, mode, d);
         if (!j)
                 return -ENOMEM;
         static uint64_t next_token;
-        j->advise_ageing = advise_ageing;
         j->submitted_usec = cur->now_usec;
         j->token = ++next_token;
         baseline_take(&cur->stat, j);
         s->in_flight = true;
         a->in_flight_token = j->token;
         s->in_flight_stopped = false;
-        s->in_flight_reclaims = !advise_ageing && !in->dry_run &&
+        s->in_flight_reclaims = mode == ACT_WRITE &&
                                 d->planned_bytes[LRUGEN_ANON] + d->planned_bytes[LRUGEN_FILE] > 0;
         /* The guard allows as much reclaim time since the job began as the pressure trigger
          * allows within its window (docs/design.md, "Stall guard"). */
@@ -667,7 +669,7 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
                 j->refault_share = control_refault_guard_share(d);
         if (s->in_flight_reclaims)
                 a->last_reclaim_usec = cur->now_usec;
-        if (!advise_ageing) {
+        if (mode == ACT_WRITE) {
                 prev_take(cur, own, &s->prev);
                 s->has_prev = true;
         }
@@ -800,13 +802,22 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                 return (int) n;
         check_refaults(in, cg, s, &cur, &own);
 
+        /* What the cycle does with the decision is decided once, below, from these facts
+         * (act-mode.h). Advice is what Mode=advise would do: --dry-run asks every managed
+         * cgroup's policy for it. */
+        struct act_facts facts = {
+                .subject = ACT_SUBJECT_DECISION,
+                .dry_run = in->dry_run,
+                .mode = cg->policy->mode,
+                .lrugen_write = in->caps->lrugen_write,
+                .reclaim_denied = cg->files.reclaim_denied,
+        };
         struct policy p = *cg->policy;
-        bool advise = in->dry_run || p.mode == POLICY_MODE_ADVISE;
-        if (in->dry_run && p.mode != POLICY_MODE_OFF)
+        if (act_wants_advice(&facts) && p.mode != POLICY_MODE_OFF)
                 p.mode = POLICY_MODE_ADVISE;
 
         struct decision d;
-        r = decide(in, &p, advise, &ps, s->has_prev ? &s->prev : NULL, &cur, &own,
+        r = decide(in, &p, &ps, s->has_prev ? &s->prev : NULL, &cur, &own,
                    s->refault.undercount, lruvecs, (size_t) n, &ps, &d);
         if (r < 0) {
                 control_scratch_done(&local);
@@ -822,27 +833,23 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
         if (r < 0)
                 return r;
         s = cg->userdata; /* idle_update() may have moved it */
-        if (!advise && d.n_reclaims > 0 && cg->files.reclaim_denied) {
-                /* A subtree delegated to a user: its memory.reclaim is the user's. lru_gen
-                 * eviction goes through debugfs and is not affected; this decision is advice. */
+        facts.n_age = d.n_age;
+        facts.n_reclaims = (unsigned) d.n_reclaims;
+        enum act_mode mode = act_mode_decide(&facts);
+        if (facts.reclaim_denied && d.n_reclaims > 0 && !act_wants_advice(&facts))
+                /* A subtree delegated to a user: its memory.reclaim is the user's. */
                 note_reclaim_denied(cg, s);
-                advise = true;
-                d.advise = true;
-        }
         decision_summarize(&d, &s->last);
+        s->last.act = (uint8_t) mode;
         s->has_last = true;
 
-        if (advise && !in->dry_run && d.n_age > 0 && in->caps->lrugen_write) {
-                /* Mode=advise still ages: ageing moves no page out of memory, and without it
-                 * the generations say nothing about idle time, so the advice would be blind.
-                 * Only --dry-run/DryRun= promise that nothing at all is written. Where
-                 * lru_gen is read-only (lockdown) the advice shows ageing we cannot do: no
-                 * job, or every cycle would fail with EBADF and back off as an error. */
-                r = submit(in, act, cg, s, &cur, &own, &d, true);
+        if (mode == ACT_AGE_ONLY) {
+                /* Advice that ages (Mode=advise): the ageing job, and the advice reported. */
+                r = submit(in, act, cg, s, &cur, &own, &d, mode);
                 if (r < 0)
                         return r;
         }
-        if (advise || (d.n_cmds == 0 && d.n_reclaims == 0)) {
+        if (mode != ACT_WRITE || (d.n_cmds == 0 && d.n_reclaims == 0)) {
                 /* In active mode a decision without writes is reported too (the journal sink
                  * logs it at debug), so --log-level=debug shows why nothing was reclaimed. */
                 report_advice(in->report, cg, &s->last);
@@ -851,7 +858,7 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                 return 0;
         }
 
-        r = submit(in, act, cg, s, &cur, &own, &d, false); /* logs the decision at debug level */
+        r = submit(in, act, cg, s, &cur, &own, &d, mode); /* logs the decision at debug level */
         if (r < 0)
                 return r;
         prev_take(&cur, &own, &s->prev);
@@ -941,10 +948,10 @@ int control_cgroup_advise(struct cgroup *cg, const struct cycle_input *in, char 
         else
                 policy_state_init(&state, &p, now_usec);
         const struct own_refaults none = {};
-        r = decide(in, &p, true, &state, s && s->has_prev ? &s->prev : NULL, &cur, &none,
+        r = decide(in, &p, &state, s && s->has_prev ? &s->prev : NULL, &cur, &none,
                    s && s->refault.undercount, lruvecs,
                    (size_t) n, &state, &d);
-        if (r >= 0 && decision_format(&d, buf, size) < 0)
+        if (r >= 0 && decision_format(&d, ACT_REPORT, buf, size) < 0)
                 r = -EINVAL;
         control_scratch_done(&local);
         return r;

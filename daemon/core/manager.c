@@ -336,7 +336,8 @@ int manager_reload(struct manager *m, char **ret_error) {
         bool was_dry_run = m->dry_run;
         r = manager_apply_settings(m);
         /* DryRun= turned on: the writes decided before it must not happen either. */
-        actuator_set_dry_run(m->actuator, m->dry_run);
+        if (m->dry_run)
+                actuator_report_only(m->actuator);
         if (r < 0)
                 return r;
         manager_open_lrugen(m);
@@ -788,9 +789,9 @@ static void manager_cycle_input(struct manager *m, uint64_t now_usec,
                 .own_refaults = m->streams ? manager_own_refaults : NULL,
                 .own_refaults_userdata = m->streams,
                 .interval_usec = m->interval_usec,
-                .stall_guard = m->stall_guard && m->config.stall_guard && !m->dry_run,
+                .stall_guard = m->stall_guard && m->config.stall_guard,
                 .idle_profile = m->idle_profile,
-                .refault_guard = m->refault_guard && m->config.refault_guard && !m->dry_run,
+                .refault_guard = m->refault_guard && m->config.refault_guard,
         };
 }
 

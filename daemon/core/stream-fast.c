@@ -60,10 +60,10 @@ void streams_watch_update(struct streams *s, const struct cycle_input *in,
                           struct cgroup *const *cgroups, size_t n_cgroups) {
         _cleanup_free_ uint64_t *ids = NULL;
         size_t n = 0, cap = 0;
-        bool advise;
+        enum act_mode mode;
 
         for (size_t i = 0; i < n_cgroups && s->fast_path; i++)
-                if (streams_cgroup_protected(cgroups[i], in, &advise))
+                if (streams_cgroup_protected(cgroups[i], in, &mode))
                         cap += 1 + cgroups[i]->n_covered;
         if (cap > 0 && !(ids = reallocarray(NULL, cap, sizeof *ids))) {
                 log_warning("Stream protection: out of memory for the watched cgroups.");
@@ -71,7 +71,7 @@ void streams_watch_update(struct streams *s, const struct cycle_input *in,
         }
         for (size_t i = 0; i < n_cgroups && cap > 0; i++) {
                 const struct cgroup *cg = cgroups[i];
-                if (!streams_cgroup_protected(cg, in, &advise))
+                if (!streams_cgroup_protected(cg, in, &mode))
                         continue;
                 ids[n++] = cg->id;
                 for (size_t k = 0; k < cg->n_covered; k++)
@@ -218,8 +218,8 @@ int streams_fast(struct streams *s, const struct cycle_input *in, struct cgroup 
                 return -ENOMEM;
         size_t n_dirty = 0;
         for (size_t i = 0; i < n_cgroups; i++) {
-                bool advise;
-                if (!streams_cgroup_protected(cgroups[i], in, &advise))
+                enum act_mode mode;
+                if (!streams_cgroup_protected(cgroups[i], in, &mode))
                         continue;
                 bool retry = s->n_retry > 0 && bsearch(&cgroups[i]->id, s->retry_ids, s->n_retry,
                                                        sizeof *s->retry_ids, cmp_u64);
@@ -236,11 +236,11 @@ int streams_fast(struct streams *s, const struct cycle_input *in, struct cgroup 
                                 .pending_files = actuator_pending_drop_files(act) };
         for (size_t i = 0; i < n_dirty && r >= 0; i++) {
                 struct cgroup *cg = dirty[i];
-                bool advise;
-                (void) streams_cgroup_protected(cg, in, &advise);
+                enum act_mode mode;
+                (void) streams_cgroup_protected(cg, in, &mode);
                 run.held = actuator_pending(act) >= ACTUATOR_MAX_QUEUED;
                 if (!run.held)
-                        r = streams_cgroup(s, cg, advise, &run);
+                        r = streams_cgroup(s, cg, mode, &run);
                 if (r == 0 && run.held)
                         r = streams_retry_add(s, cg->id);
         }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* actuator.h: the actuation path. Every write mglrud makes to the kernel (lru_gen commands,
- * memory.reclaim, the stream drop) is a job run here, through the write helpers of actuate.h,
- * which alone check dry-run; the results of every job (bytes asked, failures) are counted here
+ * memory.reclaim, the stream drop) is a job run here, through the write helpers of actuate.h.
+ * Whether to write is not decided here: the job carries its mode (act-mode.h), decided once by
+ * its submitter, and the path issues only the writes that mode allows; the results of every job (bytes asked, failures) are counted here
  * and handed back to the event loop for measuring and reporting.
  *
  * With an event loop, one worker thread runs the jobs in order: a 16 MiB eviction to zram took
@@ -16,6 +17,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "mglrud/policy/act-mode.h"
 #include "mglrud/policy/policy.h"
 
 /* Largest single write: 1024 pages (4 MiB with 4 KiB pages). */
@@ -73,9 +75,8 @@ struct actuator_job {
         int dirfd;              /* the cgroup directory, owned by the job, or -1 (drops) */
         int lrugen_fd;          /* /sys/kernel/debug/lru_gen for writing, owned by the job, or -1 */
         uint64_t page_size;
-        bool dry_run;
-        const bool *force_dry_run; /* set by actuator_submit(): a reload switched to dry-run */
-        bool advise_ageing;     /* Mode=advise: only the ageing commands, nothing to report */
+        enum act_mode mode;     /* what the job may write (act_mode_allows()); lowered to
+                                 * ACT_REPORT by actuator_report_only(); atomic */
         struct decision_summary decision;   /* ACTUATOR_JOB_DECISION: what was decided, with its
                                              * memory.reclaim writes; its lru_gen commands are
                                              * cmds (a job holds only those it has) */
@@ -132,14 +133,16 @@ struct actuator_stats {
         uint64_t asked_bytes;   /* bytes asked to evict, reclaim or drop */
 };
 
-/* Returns a new decision job for cgroup id with d's summary and commands and dup()s of dirfd
+/* Returns a new decision job for cgroup id in mode (also its summary's act) with d's summary
+ * and commands and dup()s of dirfd
  * and lrugen_fd (-1 allowed), or NULL on OOM or when the descriptors cannot be duplicated. */
 struct actuator_job *actuator_job_new(uint64_t cgroup_id, const char *path, int dirfd,
-                                      int lrugen_fd, uint64_t page_size, bool dry_run,
+                                      int lrugen_fd, uint64_t page_size, enum act_mode mode,
                                       const struct decision *d);
 
-/* Returns a new, empty drop job for cgroup id, or NULL on OOM. */
-struct actuator_job *actuator_drop_job_new(uint64_t cgroup_id, const char *path, bool dry_run);
+/* Returns a new, empty drop job for cgroup id in mode, or NULL on OOM. */
+struct actuator_job *actuator_drop_job_new(uint64_t cgroup_id, const char *path,
+                                           enum act_mode mode);
 
 /* Adds a range of file fd (ownership passes to the job, also on error) to a drop job.
  * Returns 0 or -ENOMEM. */
@@ -149,7 +152,7 @@ int actuator_drop_job_add(struct actuator_job *j, int fd, const char *path,
 /* Frees a job and closes its descriptors. NULL is fine. */
 void actuator_job_free(struct actuator_job *j);
 
-/* Runs every write of the job in order, in chunks of at most ACTUATOR_CHUNK_PAGES, checking
+/* Runs every write of the job that its mode allows in order, in chunks of at most ACTUATOR_CHUNK_PAGES, checking
  * *cancel, j->stop, the stall guard (j->stall, j->stall_limit_ns) and the refault guard
  * (j->refault, j->refault_share) before every command and chunk (NULL cancel: never cancelled).
  * Fills in the results. Blocking. */
@@ -197,9 +200,9 @@ void actuator_set_stall_source(struct actuator *a, const struct actuator_stall_s
  * fine. */
 void actuator_set_refault_source(struct actuator *a, const struct actuator_refault_source *src);
 
-/* Makes every queued job, and the rest of the running one, dry-run (or not: jobs submitted
- * with dry_run keep it). For a reload that turns DryRun= on: nothing is written after it. */
-void actuator_set_dry_run(struct actuator *a, bool dry_run);
+/* Lowers every queued job, and the rest of the running one, to ACT_REPORT. For a reload that
+ * turns DryRun= on: nothing is written after it. NULL is fine. */
+void actuator_report_only(struct actuator *a);
 
 /* Returns the number of jobs queued or running. */
 unsigned actuator_pending(struct actuator *a);

@@ -68,7 +68,7 @@ static struct actuator_job *run_guarded(struct fake_refaults *f, double share) {
         struct decision d = { .n_reclaims = 1 };
         d.reclaims[0].bytes = 8 * CHUNK;
         d.reclaims[0].swappiness = 0;
-        struct actuator_job *j = actuator_job_new(f->cgroup_id, "/t", dirfd, -1, 4096, false, &d);
+        struct actuator_job *j = actuator_job_new(f->cgroup_id, "/t", dirfd, -1, 4096, ACT_WRITE, &d);
         assert_non_null(j);
         j->refault_share = share;
         done_job = NULL;

@@ -67,7 +67,7 @@ static struct actuator_job *run_guarded(const char *dir, struct fake_stall *f, u
         struct decision d = { .n_reclaims = 1 };
         d.reclaims[0].bytes = 8 * CHUNK;
         d.reclaims[0].swappiness = -1;
-        struct actuator_job *j = actuator_job_new(f->cgroup_id, "/t", dirfd, -1, 4096, false, &d);
+        struct actuator_job *j = actuator_job_new(f->cgroup_id, "/t", dirfd, -1, 4096, ACT_WRITE, &d);
         assert_non_null(j);
         j->stall_limit_ns = limit;
         done_job = NULL;

@@ -238,8 +238,10 @@ static void test_dry_run_and_advise_drop_nothing(void **state) {
         /* --dry-run: a job that says "would drop" and drops nothing. */
         struct actuator_job *j = cycle(s, cg, 40 * MiB, true, false);
         assert_non_null(j);
-        assert_true(j->dry_run);
-        assert_int_equal(j->asked_bytes, 24 * MiB);
+        assert_int_equal(j->mode, ACT_REPORT);
+        assert_int_equal(j->n_drops, 1);
+        assert_int_equal(j->drops[0].length, 24 * MiB);
+        assert_int_equal(j->asked_bytes, 0); /* nothing asked of the kernel */
         control_job_done(cg, j, NULL);
         assert_int_equal(resident_pages(24 * MiB / PAGE), before);
 
@@ -247,7 +249,7 @@ static void test_dry_run_and_advise_drop_nothing(void **state) {
         test_policy_of(cg)->stream_protection = STREAM_PROTECTION_ADVISE;
         j = cycle(s, cg, 44 * MiB, false, false);
         assert_non_null(j);
-        assert_true(j->dry_run);
+        assert_int_equal(j->mode, ACT_REPORT);
         control_job_done(cg, j, NULL);
         assert_int_equal(resident_pages(24 * MiB / PAGE), before);
 
@@ -361,7 +363,7 @@ static void test_fast_path_drops_between_cycles(void **state) {
         struct actuator_job *j = fast(s, cg, crossed + 20000, false, &r);
         assert_int_equal(r, 0);
         assert_non_null(j);
-        assert_false(j->dry_run);
+        assert_int_equal(j->mode, ACT_WRITE);
         assert_int_equal(j->n_drops, 1);
         assert_int_equal(j->drops[0].offset, 0);
         assert_int_equal(j->drops[0].length, 24 * MiB);
@@ -384,7 +386,7 @@ static void test_fast_path_drops_between_cycles(void **state) {
         assert_int_equal(streams_feed_events(s, &key, &v, 1), 0);
         j = fast(s, cg, crossed + USEC_PER_SEC + 5000, true, &r);
         assert_non_null(j);
-        assert_true(j->dry_run);
+        assert_int_equal(j->mode, ACT_REPORT);
         assert_int_equal(j->drops[0].offset, 24 * MiB);
         assert_int_equal(j->drops[0].length, 4 * MiB);
         actuator_job_free(j);
@@ -579,7 +581,7 @@ static void submit_decision(struct actuator *act, uint64_t id, int dirfd) {
         struct decision d = { .n_reclaims = 1 };
         d.reclaims[0].bytes = 4096;
         d.reclaims[0].swappiness = -1;
-        struct actuator_job *j = actuator_job_new(id, "/q", dirfd, -1, PAGE, false, &d);
+        struct actuator_job *j = actuator_job_new(id, "/q", dirfd, -1, PAGE, ACT_WRITE, &d);
         assert_non_null(j);
         assert_int_equal(actuator_submit(act, j), 0);
 }
