@@ -37,6 +37,42 @@ struct actuator {
         void *userdata;
 };
 
+struct actuator_job {
+        /* input */
+        enum actuator_job_kind kind;
+        uint64_t cgroup_id;
+        char *path;             /* for log lines (the cgroup may be renamed or gone meanwhile) */
+        int dirfd;              /* the cgroup directory, owned by the job, or -1 (drops) */
+        int lrugen_fd;          /* /sys/kernel/debug/lru_gen for writing, owned by the job, or -1 */
+        uint64_t page_size;
+        enum act_mode mode;     /* what the job may write (act_mode_allows()); lowered to
+                                 * ACT_REPORT by actuator_report_only(); atomic */
+        struct decision_summary decision;   /* ACTUATOR_JOB_DECISION: what was decided, with its
+                                             * memory.reclaim writes; its lru_gen commands are
+                                             * cmds (a job holds only those it has) */
+        struct actuator_drop *drops;        /* ACTUATOR_JOB_DROP */
+        size_t n_drops;
+        uint64_t write_started_usec; /* the write in progress began then (0: none); atomic */
+        struct actuator_tag tag;            /* the submitter's */
+        const struct actuator_stall_source *stall; /* set by actuator_submit(); NULL: none */
+        const struct actuator_refault_source *refault; /* set by actuator_submit(); NULL: none */
+        struct actuator_limits limits;      /* actuator_job_set_limits() */
+
+        /* results, and the state of a running job */
+        struct actuator_result result;
+        bool stop;              /* actuator_stop_cgroup(), actuator_cancel(): end after the chunk in
+                                 * flight; atomic */
+        bool has_stall_base;    /* stall_base_ns was read (at the job's first check) */
+        uint64_t stall_base_ns; /* the cgroup's reclaim time when the job began */
+        bool has_refault_base;  /* refault_base_pages was read (at the job's first check) */
+        uint64_t refault_base_pages; /* the cgroup's own refault count when the job began */
+
+        struct actuator_job *next;
+
+        size_t n_cmds;
+        struct lrugen_cmd cmds[];           /* the decision's lru_gen commands, in order */
+};
+
 static void free_list(struct actuator_job *j);
 
 /* Returns a new job of kind for cgroup id with room for n_cmds commands, without descriptors,
@@ -121,6 +157,59 @@ void actuator_job_free(struct actuator_job *j) {
         free(j);
 }
 
+enum actuator_job_kind actuator_job_kind(const struct actuator_job *j) {
+        return j->kind;
+}
+
+uint64_t actuator_job_cgroup_id(const struct actuator_job *j) {
+        return j->cgroup_id;
+}
+
+uint64_t actuator_job_page_size(const struct actuator_job *j) {
+        return j->page_size;
+}
+
+enum act_mode actuator_job_mode(const struct actuator_job *j) {
+        /* Read before every write: actuator_report_only() lowers it while the job runs. */
+        return __atomic_load_n(&j->mode, __ATOMIC_RELAXED);
+}
+
+const struct decision_summary *actuator_job_decision(const struct actuator_job *j) {
+        return &j->decision;
+}
+
+size_t actuator_job_n_drops(const struct actuator_job *j) {
+        return j->n_drops;
+}
+
+const struct actuator_drop *actuator_job_drop(const struct actuator_job *j, size_t i) {
+        return &j->drops[i];
+}
+
+struct actuator_result *actuator_job_result(struct actuator_job *j) {
+        return &j->result;
+}
+
+const struct actuator_result *actuator_job_result_const(const struct actuator_job *j) {
+        return &j->result;
+}
+
+struct actuator_tag *actuator_job_tag(struct actuator_job *j) {
+        return &j->tag;
+}
+
+const struct actuator_tag *actuator_job_tag_const(const struct actuator_job *j) {
+        return &j->tag;
+}
+
+void actuator_job_set_limits(struct actuator_job *j, const struct actuator_limits *l) {
+        j->limits = *l;
+}
+
+struct actuator_limits actuator_job_limits(const struct actuator_job *j) {
+        return j->limits;
+}
+
 /* Logs how long one command blocked: slow writes must be visible (MaxStep= bounds them). */
 static void note_write_time(const struct actuator_job *j, const char *what, uint64_t bytes,
                             uint64_t t0, int r) {
@@ -140,7 +229,7 @@ static void note_write_time(const struct actuator_job *j, const char *what, uint
  * a failed read skips the check (the PSI trigger still watches). */
 static bool stalled(struct actuator_job *j) {
         uint64_t ns;
-        if (!j->stall || !j->stall->read || !j->stall_limit_ns || j->kind != ACTUATOR_JOB_DECISION)
+        if (!j->stall || !j->stall->read || !j->limits.stall_limit_ns || j->kind != ACTUATOR_JOB_DECISION)
                 return false;
         if (j->stall->read(j->cgroup_id, &ns, j->stall->userdata) < 0)
                 return false;
@@ -149,21 +238,21 @@ static bool stalled(struct actuator_job *j) {
                 j->has_stall_base = true;
                 return false;
         }
-        j->stall_ns = ns > j->stall_base_ns ? ns - j->stall_base_ns : 0;
-        if (j->stall_ns <= j->stall_limit_ns)
+        j->result.stall_ns = ns > j->stall_base_ns ? ns - j->stall_base_ns : 0;
+        if (j->result.stall_ns <= j->limits.stall_limit_ns)
                 return false;
-        j->stall_stopped = true;
+        j->result.stall_stopped = true;
         return true;
 }
 
 /* The refault guard (docs/design.md, "Stall guard"): returns true when more of the job's
- * cgroup's evicted file pages came back since its first check than j->refault_share of the
+ * cgroup's evicted file pages came back since its first check than j->limits.refault_share of the
  * pages the job asked to reclaim by now. Pages that return while the job still runs were
  * evicted seconds before: the job is taking the working set. One map lookup; a failed read
  * skips the check. */
 static bool refault_burst(struct actuator_job *j) {
         uint64_t pages;
-        if (!j->refault || !j->refault->read || !(j->refault_share > 0) ||
+        if (!j->refault || !j->refault->read || !(j->limits.refault_share > 0) ||
             j->kind != ACTUATOR_JOB_DECISION || j->page_size == 0)
                 return false;
         if (j->refault->read(j->cgroup_id, &pages, j->refault->userdata) < 0)
@@ -176,12 +265,12 @@ static bool refault_burst(struct actuator_job *j) {
         /* A count that went backwards (its map entry was recycled) starts the job's anew. */
         if (pages < j->refault_base_pages)
                 j->refault_base_pages = pages;
-        j->refault_pages = pages - j->refault_base_pages;
-        j->refault_limit_pages = (uint64_t) ((double) (j->asked_bytes / j->page_size) *
-                                             j->refault_share);
-        if (j->refault_pages <= j->refault_limit_pages)
+        j->result.refault_pages = pages - j->refault_base_pages;
+        j->result.refault_limit_pages = (uint64_t) ((double) (j->result.asked_bytes / j->page_size) *
+                                             j->limits.refault_share);
+        if (j->result.refault_pages <= j->result.refault_limit_pages)
                 return false;
-        j->refault_stopped = true;
+        j->result.refault_stopped = true;
         return true;
 }
 
@@ -189,12 +278,12 @@ static bool refault_burst(struct actuator_job *j) {
  * cgroup (actuator_stop_cgroup()), or a reclaim stall or a refault burst there (the guard).
  * Marks it cancelled. */
 static bool cancelled(struct actuator_job *j, const bool *cancel) {
-        if (j->cancelled)
+        if (j->result.cancelled)
                 return true;
         if ((cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)) ||
             __atomic_load_n(&j->stop, __ATOMIC_RELAXED) || stalled(j) || refault_burst(j))
-                j->cancelled = true;
-        return j->cancelled;
+                j->result.cancelled = true;
+        return j->result.cancelled;
 }
 
 /* Notes when the write in progress began (the watchdog's measure of progress). */
@@ -206,16 +295,11 @@ static void write_end(struct actuator_job *j) {
         __atomic_store_n(&j->write_started_usec, 0, __ATOMIC_RELAXED);
 }
 
-/* Returns the job's mode, read before every write: actuator_report_only() (a reload to
- * DryRun=yes) lowers it while the job runs. */
-static enum act_mode job_mode(const struct actuator_job *j) {
-        return __atomic_load_n(&j->mode, __ATOMIC_RELAXED);
-}
 
 /* Returns whether the job's mode allows a write of kind w: what it does not allow is skipped,
  * neither written nor counted as asked. */
 static bool job_allows(const struct actuator_job *j, enum act_write w) {
-        return act_mode_allows(job_mode(j), w);
+        return act_mode_allows(actuator_job_mode(j), w);
 }
 
 static enum act_write cmd_write(const struct lrugen_cmd *c) {
@@ -229,7 +313,7 @@ static int run_lrugen_cmd(struct actuator_job *j, const struct lrugen_cmd *c, co
 
         if (c->op == '+') {
                 write_begin(j);
-                r = actuate_lrugen(j->lrugen_fd, c, job_mode(j));
+                r = actuate_lrugen(j->lrugen_fd, c, actuator_job_mode(j));
                 write_end(j);
         } else {
                 /* Repeating "- id node seq" is safe: once the generations up to seq are empty
@@ -240,10 +324,10 @@ static int run_lrugen_cmd(struct actuator_job *j, const struct lrugen_cmd *c, co
                         struct lrugen_cmd chunk = *c;
                         chunk.nr_pages = MIN(left, (uint64_t) ACTUATOR_CHUNK_PAGES);
                         write_begin(j);
-                        r = actuate_lrugen(j->lrugen_fd, &chunk, job_mode(j));
+                        r = actuate_lrugen(j->lrugen_fd, &chunk, actuator_job_mode(j));
                         write_end(j);
                         left -= chunk.nr_pages;
-                        j->asked_bytes += chunk.nr_pages * j->page_size;
+                        j->result.asked_bytes += chunk.nr_pages * j->page_size;
                 }
         }
         note_write_time(j, c->op == '+' ? "lru_gen age" : "lru_gen evict",
@@ -263,10 +347,10 @@ static int run_reclaim(struct actuator_job *j, const struct reclaim_req *req, co
                 struct reclaim_req chunk = *req;
                 chunk.bytes = MIN(left, chunk_bytes);
                 write_begin(j);
-                r = actuate_reclaim(j->dirfd, &chunk, job_mode(j));
+                r = actuate_reclaim(j->dirfd, &chunk, actuator_job_mode(j));
                 write_end(j);
                 left -= chunk.bytes;
-                j->asked_bytes += chunk.bytes;
+                j->result.asked_bytes += chunk.bytes;
                 if (r < 0)
                         break;
         }
@@ -281,12 +365,12 @@ static void run_drops(struct actuator_job *j, const bool *cancel) {
                 if (cancelled(j, cancel) || !job_allows(j, ACT_WRITE_DROP))
                         break;
                 write_begin(j);
-                d->error = actuate_drop(d->fd, d->offset, d->length, job_mode(j));
+                d->error = actuate_drop(d->fd, d->offset, d->length, actuator_job_mode(j));
                 write_end(j);
-                j->asked_bytes += d->length;
+                j->result.asked_bytes += d->length;
                 if (d->error < 0) {
-                        j->failed++;
-                        j->last_error = d->error;
+                        j->result.failed++;
+                        j->result.last_error = d->error;
                         log_warning_errno(d->error, "%s: %s: POSIX_FADV_DONTNEED failed: %m",
                                           j->path, d->path);
                 }
@@ -316,7 +400,7 @@ void actuator_run_job(struct actuator_job *j, const bool *cancel) {
 
         if (j->kind == ACTUATOR_JOB_DROP) {
                 run_drops(j, cancel);
-                j->finished_usec = now_monotonic_usec();
+                j->result.finished_usec = now_monotonic_usec();
                 return;
         }
 
@@ -337,8 +421,8 @@ void actuator_run_job(struct actuator_job *j, const bool *cancel) {
                         continue;
                 }
                 if (r < 0) {
-                        j->failed++;
-                        j->last_error = r;
+                        j->result.failed++;
+                        j->result.last_error = r;
                         log_warning_errno(r, "%s: lru_gen write failed: %m", j->path);
                 }
         }
@@ -349,26 +433,26 @@ void actuator_run_job(struct actuator_job *j, const bool *cancel) {
                         continue; /* the kernel reclaimed less than asked, or was interrupted:
                                    * what it did is measured later; the next cycle asks again */
                 if (r == -ENOENT) {
-                        j->vanished = true;
+                        j->result.vanished = true;
                         break;
                 }
                 if (r < 0) {
-                        j->failed++;
-                        j->last_error = r;
+                        j->result.failed++;
+                        j->result.last_error = r;
                         log_warning_errno(r, "%s: memory.reclaim failed: %m", j->path);
                 }
         }
-        j->finished_usec = now_monotonic_usec();
+        j->result.finished_usec = now_monotonic_usec();
 }
 
 /* Counts a finished job (under the lock when a thread runs jobs). */
 static void count_job(struct actuator *a, const struct actuator_job *j) {
         a->stats.jobs++;
-        if (job_mode(j) == ACT_REPORT)
+        if (actuator_job_mode(j) == ACT_REPORT)
                 return; /* nothing was written (or, lowered while it ran, not counted) */
         a->stats.writes += job_writes(j);
-        a->stats.failed += j->failed;
-        a->stats.asked_bytes += j->asked_bytes;
+        a->stats.failed += j->result.failed;
+        a->stats.asked_bytes += j->result.asked_bytes;
 }
 
 /* Appends j to the finished jobs and wakes the event loop (under the lock). */
@@ -558,8 +642,8 @@ struct actuator_stopped actuator_stop_cgroup(struct actuator *a, uint64_t cgroup
                 }
                 *p = j->next;
                 j->next = NULL;
-                j->cancelled = true;
-                j->finished_usec = now_monotonic_usec();
+                j->result.cancelled = true;
+                j->result.finished_usec = now_monotonic_usec();
                 count_job(a, j);
                 finish_locked(a, j); /* pending drops when the loop hands it to done */
                 ret.queued++;

@@ -220,21 +220,21 @@ static void prev_take(const struct cgroup_reading *rd, const struct own_refaults
  * job: anon, file and pgsteal_proactive of the reading its decision was taken on. */
 enum { BASE_ANON, BASE_FILE, BASE_STEAL };
 
-static void baseline_take(const struct memstat *m, struct actuator_job *j) {
+static void baseline_take(const struct memstat *m, struct actuator_tag *t) {
         static const enum memstat_key keys[] = {
                 [BASE_ANON] = MEMSTAT_ANON,
                 [BASE_FILE] = MEMSTAT_FILE,
                 [BASE_STEAL] = MEMSTAT_PGSTEAL_PROACTIVE,
         };
-        j->has_baseline = 0;
+        t->has_baseline = 0;
         for (unsigned k = 0; k < ELEMENTSOF(keys); k++)
-                if (memstat_get(m, keys[k], &j->baseline[k]))
-                        j->has_baseline |= (uint8_t) (1u << k);
+                if (memstat_get(m, keys[k], &t->baseline[k]))
+                        t->has_baseline |= (uint8_t) (1u << k);
 }
 
 /* Returns baseline k of the job, 0 when it was absent. */
-static uint64_t baseline(const struct actuator_job *j, unsigned k) {
-        return j->has_baseline & (1u << k) ? j->baseline[k] : 0;
+static uint64_t baseline(const struct actuator_tag *t, unsigned k) {
+        return t->has_baseline & (1u << k) ? t->baseline[k] : 0;
 }
 
 int control_cgroup_set_paused(struct cgroup *cg, bool paused) {
@@ -489,10 +489,11 @@ static void report_advice(const struct report_sink *report, const struct cgroup 
  * drop finished: the fast path's latency) into buf, or "" when the crossing is not known. */
 static const char *format_drop_latency(char *buf, size_t size, const struct actuator_job *j,
                                        uint64_t crossed_usec) {
-        if (!crossed_usec || j->finished_usec < crossed_usec)
+        uint64_t finished = actuator_job_result_const(j)->finished_usec;
+        if (!crossed_usec || finished < crossed_usec)
                 return "";
         snprintf(buf, size, ", %llu ms after the threshold",
-                 (unsigned long long) ((j->finished_usec - crossed_usec) / USEC_PER_MSEC));
+                 (unsigned long long) ((finished - crossed_usec) / USEC_PER_MSEC));
         return buf;
 }
 
@@ -501,11 +502,12 @@ static void drop_done(struct cgroup *cg, struct control_acts *a, const struct ac
         uint64_t small_bytes = 0, small_first_crossed = 0;
         unsigned small_files = 0;
         const char *small_last = NULL;
-        const char *verb = act_mode_allows(j->mode, ACT_WRITE_DROP) ? "dropped" : "would drop";
+        const char *verb = act_mode_allows(actuator_job_mode(j), ACT_WRITE_DROP) ? "dropped" :
+                           "would drop";
         char b1[32], b2[32], b3[32], lat[64];
 
-        for (size_t i = 0; i < j->n_drops; i++) {
-                const struct actuator_drop *d = &j->drops[i];
+        for (size_t i = 0; i < actuator_job_n_drops(j); i++) {
+                const struct actuator_drop *d = actuator_job_drop(j, i);
                 if (d->error < 0)
                         continue;
                 a->stream_dropped_bytes += d->length;
@@ -543,71 +545,75 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
         struct control_acts *acts;
         uint64_t got_anon = 0, got_file = 0;
 
-        if (cg && j->kind == ACTUATOR_JOB_DROP) {
+        if (cg && actuator_job_kind(j) == ACTUATOR_JOB_DROP) {
                 if ((s = control_state_get(cg)) && (acts = acts_get(s)))
                         drop_done(cg, acts, j);
                 actuator_job_free(j);
                 return;
         }
+        const struct actuator_result *res = actuator_job_result_const(j);
+        const struct actuator_tag *tag = actuator_job_tag_const(j);
+        const struct decision_summary *d = actuator_job_decision(j);
+        uint64_t page_size = actuator_job_page_size(j);
         /* A job in flight has its record: submit() made it. */
-        if (!s || !s->in_flight || !(acts = s->acts) || acts->in_flight_token != j->token) {
+        if (!s || !s->in_flight || !(acts = s->acts) || acts->in_flight_token != tag->token) {
                 /* The cgroup went away meanwhile, or stopped being managed and came back with
                  * a fresh state (same id): this job is not the one its state waits for. */
                 actuator_job_free(j);
                 return;
         }
         s->in_flight = false;
-        if (s->in_flight_reclaims && j->asked_bytes > 0)
-                acts->last_write_usec = j->finished_usec;
-        if (j->vanished)
+        if (s->in_flight_reclaims && res->asked_bytes > 0)
+                acts->last_write_usec = res->finished_usec;
+        if (res->vanished)
                 cg->vanished = true;
-        if (j->failed > 0 && j->decision.n_reclaims > 0 &&
-            (j->last_error == -EACCES || j->last_error == -EPERM)) {
+        if (res->failed > 0 && d->n_reclaims > 0 &&
+            (res->last_error == -EACCES || res->last_error == -EPERM)) {
                 /* Permissions changed under us (a subtree delegated since we opened it): not an
                  * error to repeat every cycle. */
                 cg->files.reclaim_denied = true;
                 note_reclaim_denied(cg, s);
-        } else if (j->failed > 0) {
-                acts->errors += j->failed;
+        } else if (res->failed > 0) {
+                acts->errors += res->failed;
                 if (s->policy_size) {
                         struct policy_state ps;
                         policy_load(s, &ps);
-                        policy_note_error(&ps, j->finished_usec);
+                        policy_note_error(&ps, res->finished_usec);
                         s = policy_store(cg, &ps); /* the same size: it stays in place */
                 }
         }
-        bool age_only = j->decision.act == ACT_AGE_ONLY;
-        if (age_only || (j->asked_bytes == 0 && j->failed == 0)) {
+        bool age_only = d->act == ACT_AGE_ONLY;
+        if (age_only || (res->asked_bytes == 0 && res->failed == 0)) {
                 /* Ageing only: nothing leaves memory, nothing to measure or to report above
                  * debug (it happens about every T/2). */
-                log_debug("%s: aged %u lruvec%s (%s)", cg->name, j->decision.n_age,
-                          j->decision.n_age == 1 ? "" : "s",
-                          decision_reason_to_string(j->decision.reason));
+                log_debug("%s: aged %u lruvec%s (%s)", cg->name, d->n_age,
+                          d->n_age == 1 ? "" : "s",
+                          decision_reason_to_string(d->reason));
                 if (!age_only) /* advice was reported when it was decided */
-                        report_advice(report, cg, &j->decision);
+                        report_advice(report, cg, d);
                 actuator_job_free(j);
                 return;
         }
         acts->actions++;
 
         struct cgroup_reading after;
-        if (!cg->vanished && cgroup_read(cg, j->finished_usec, &after, NULL) >= 0) {
+        if (!cg->vanished && cgroup_read(cg, res->finished_usec, &after, NULL) >= 0) {
                 const struct memstat *a = &after.stat;
-                uint64_t a0 = baseline(j, BASE_ANON), f0 = baseline(j, BASE_FILE);
-                uint64_t a1 = 0, f1 = 0, s1 = 0, s0 = baseline(j, BASE_STEAL);
+                uint64_t a0 = baseline(tag, BASE_ANON), f0 = baseline(tag, BASE_FILE);
+                uint64_t a1 = 0, f1 = 0, s1 = 0, s0 = baseline(tag, BASE_STEAL);
                 memstat_get(a, MEMSTAT_ANON, &a1);
                 memstat_get(a, MEMSTAT_FILE, &f1);
                 got_anon = a0 > a1 ? a0 - a1 : 0;
                 got_file = f0 > f1 ? f0 - f1 : 0;
                 /* memstat_delta(): 0 when absent from either reading or gone backwards. */
                 bool has_s1 = memstat_get(a, MEMSTAT_PGSTEAL_PROACTIVE, &s1);
-                uint64_t steal = (j->has_baseline & (1u << BASE_STEAL)) && has_s1 && s1 >= s0 ?
+                uint64_t steal = (tag->has_baseline & (1u << BASE_STEAL)) && has_s1 && s1 >= s0 ?
                                  s1 - s0 : 0;
                 if (steal == 0) {
                         got_anon = got_file = 0; /* the workload freed it, not us */
-                } else if (steal * j->page_size < got_anon + got_file) {
+                } else if (steal * page_size < got_anon + got_file) {
                         /* The workload freed memory meanwhile: count only what was stolen. */
-                        double k = (double) (steal * j->page_size) /
+                        double k = (double) (steal * page_size) /
                                    (double) (got_anon + got_file);
                         got_anon = (uint64_t) (got_anon * k);
                         got_file = (uint64_t) (got_file * k);
@@ -615,14 +621,13 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
                 acts->reclaimed_bytes[LRUGEN_ANON] += got_anon;
                 acts->reclaimed_bytes[LRUGEN_FILE] += got_file;
         }
-        const struct decision_summary *d = &j->decision;
         struct action_report ar = {
                 .cgroup = cg->name,
                 .action = d->n_reclaims > 0 ? "reclaim" : "evict",
-                .asked_bytes = j->asked_bytes,
+                .asked_bytes = res->asked_bytes,
                 .got_bytes = { [LRUGEN_ANON] = got_anon, [LRUGEN_FILE] = got_file },
                 .reason = decision_reason_to_string(d->reason),
-                .error = j->last_error,
+                .error = res->last_error,
                 .section = cg->section ? cg->section->name : "Defaults",
                 .decision = d,
         };
@@ -650,23 +655,25 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
         if (!j)
                 return -ENOMEM;
         static uint64_t next_token;
-        j->submitted_usec = cur->now_usec;
-        j->token = ++next_token;
-        baseline_take(&cur->stat, j);
+        struct actuator_tag *tag = actuator_job_tag(j);
+        tag->token = ++next_token;
+        baseline_take(&cur->stat, tag);
         s->in_flight = true;
-        a->in_flight_token = j->token;
+        a->in_flight_token = tag->token;
         s->in_flight_stopped = false;
         s->in_flight_reclaims = mode == ACT_WRITE &&
                                 d->planned_bytes[LRUGEN_ANON] + d->planned_bytes[LRUGEN_FILE] > 0;
         /* The guard allows as much reclaim time since the job began as the pressure trigger
          * allows within its window (docs/design.md, "Stall guard"). */
+        struct actuator_limits limits = {};
         if (in->stall_guard && s->in_flight_reclaims)
-                j->stall_limit_ns = policy_trigger_stall_usec(cg->policy->pressure_target,
-                                                              in->interval_usec,
-                                                              PRESSURE_TRIGGER_WINDOW_USEC) *
-                                    UINT64_C(1000);
+                limits.stall_limit_ns = policy_trigger_stall_usec(cg->policy->pressure_target,
+                                                                  in->interval_usec,
+                                                                  PRESSURE_TRIGGER_WINDOW_USEC) *
+                                        UINT64_C(1000);
         if (in->refault_guard && s->in_flight_reclaims)
-                j->refault_share = control_refault_guard_share(d);
+                limits.refault_share = control_refault_guard_share(d);
+        actuator_job_set_limits(j, &limits);
         if (s->in_flight_reclaims)
                 a->last_reclaim_usec = cur->now_usec;
         if (mode == ACT_WRITE) {

@@ -273,11 +273,12 @@ static int manager_own_refaults(void *userdata, uint64_t cgroup_id, uint64_t *re
 /* The actuation path's completions: the job's cgroup (by id: it may be gone) measures it. */
 static void manager_job_done(struct actuator_job *j, void *userdata) {
         struct manager *m = userdata;
-        struct cgroup *cg = manager_find(m, j->cgroup_id);
+        const struct actuator_result *r = actuator_job_result_const(j);
+        struct cgroup *cg = manager_find(m, actuator_job_cgroup_id(j));
         streams_job_done(m->streams, j);
-        if (cg && j->stall_stopped)
+        if (cg && r->stall_stopped)
                 manager_stall_guard_stop(m, cg, j, now_monotonic_usec());
-        else if (cg && j->refault_stopped)
+        else if (cg && r->refault_stopped)
                 manager_refault_guard_stop(m, cg, j, now_monotonic_usec());
         control_job_done(cg, j, &m->report);
 }

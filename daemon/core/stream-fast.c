@@ -270,13 +270,14 @@ const uint64_t streams_latency_bounds_usec[STREAMS_LATENCY_BUCKETS] = {
 };
 
 void streams_job_done(struct streams *s, const struct actuator_job *j) {
-        if (!s || j->kind != ACTUATOR_JOB_DROP)
+        if (!s || actuator_job_kind(j) != ACTUATOR_JOB_DROP)
                 return;
-        for (size_t i = 0; i < j->n_drops; i++) {
-                const struct actuator_drop *d = &j->drops[i];
-                if (d->error < 0 || !d->crossed_usec || j->finished_usec < d->crossed_usec)
+        uint64_t finished = actuator_job_result_const(j)->finished_usec;
+        for (size_t i = 0; i < actuator_job_n_drops(j); i++) {
+                const struct actuator_drop *d = actuator_job_drop(j, i);
+                if (d->error < 0 || !d->crossed_usec || finished < d->crossed_usec)
                         continue;
-                uint64_t lat = j->finished_usec - d->crossed_usec;
+                uint64_t lat = finished - d->crossed_usec;
                 size_t b = 0;
                 while (b < STREAMS_LATENCY_BUCKETS && lat > streams_latency_bounds_usec[b])
                         b++;

@@ -67,63 +67,47 @@ struct actuator_drop {
         int error;              /* result: 0 or the negative errno of the drop */
 };
 
-struct actuator_job {
-        /* input */
-        enum actuator_job_kind kind;
-        uint64_t cgroup_id;
-        char *path;             /* for log lines (the cgroup may be renamed or gone meanwhile) */
-        int dirfd;              /* the cgroup directory, owned by the job, or -1 (drops) */
-        int lrugen_fd;          /* /sys/kernel/debug/lru_gen for writing, owned by the job, or -1 */
-        uint64_t page_size;
-        enum act_mode mode;     /* what the job may write (act_mode_allows()); lowered to
-                                 * ACT_REPORT by actuator_report_only(); atomic */
-        struct decision_summary decision;   /* ACTUATOR_JOB_DECISION: what was decided, with its
-                                             * memory.reclaim writes; its lru_gen commands are
-                                             * cmds (a job holds only those it has) */
-        struct actuator_drop *drops;        /* ACTUATOR_JOB_DROP */
-        size_t n_drops;
-        uint64_t submitted_usec;
-        uint64_t write_started_usec; /* the write in progress began then (0: none); atomic */
-        uint64_t token;         /* the submitter's tag: matches the completion to its owner */
-        /* What the submitter measures the job's effect against (control.c: memory.stat's anon,
-         * file and pgsteal_proactive when it decided; bit k of has_baseline: baseline[k] read):
-         * kept with the job, not with each of thousands of cgroups. */
-        uint64_t baseline[3];
-        uint8_t has_baseline;
-        const struct actuator_stall_source *stall; /* set by actuator_submit(); NULL: none */
-        uint64_t stall_limit_ns; /* the stall guard stops the job when its cgroup's tasks spent
-                                  * more than this in reclaim since it began; 0: no guard */
-        const struct actuator_refault_source *refault; /* set by actuator_submit(); NULL: none */
-        double refault_share;   /* the refault guard stops the job when more pages of its cgroup
-                                 * came back since it began than this share of the pages it asked
-                                 * to reclaim so far; 0: no refault guard */
-
-        /* results */
+/* What a job did, for the owner of the finished job (the done callback's). */
+struct actuator_result {
         unsigned failed;        /* writes that failed (a vanished cgroup is not a failure) */
         int last_error;
         uint64_t asked_bytes;   /* what the eviction/reclaim/drop writes asked for */
         bool vanished;          /* memory.reclaim said the cgroup is gone */
-        bool cancelled;         /* stopped early: by shutdown, actuator_stop_cgroup() or
-                                 * actuator_cancel() */
-        bool stop;              /* actuator_stop_cgroup(), actuator_cancel(): end after the chunk in
-                                 * flight; atomic */
+        bool cancelled;         /* stopped early: by shutdown, actuator_stop_cgroup(),
+                                 * actuator_cancel() or a guard */
         bool stall_stopped;     /* the stall guard ended it (cancelled is set too) */
-        bool has_stall_base;    /* stall_base_ns was read (at the job's first check) */
-        uint64_t stall_base_ns; /* the cgroup's reclaim time when the job began */
-        uint64_t stall_ns;      /* ... and how much it grew until the last check */
+        uint64_t stall_ns;      /* its cgroup's time in reclaim since it began, at the last
+                                 * check */
         bool refault_stopped;   /* the refault guard ended it (cancelled is set too) */
-        bool has_refault_base;  /* refault_base_pages was read (at the job's first check) */
-        uint64_t refault_base_pages; /* the cgroup's own refault count when the job began */
-        uint64_t refault_pages; /* ... and how much it grew until the last check */
+        uint64_t refault_pages; /* its cgroup's own refaults since it began, at the last check */
         uint64_t refault_limit_pages; /* the limit at the last check (refault_share of the
                                        * pages asked by then) */
         uint64_t finished_usec;
-
-        struct actuator_job *next;
-
-        size_t n_cmds;
-        struct lrugen_cmd cmds[];           /* the decision's lru_gen commands, in order */
 };
+
+/* The brakes a decision job runs under (docs/design.md, "Stall guard"), set by its submitter
+ * before actuator_submit(). */
+struct actuator_limits {
+        uint64_t stall_limit_ns; /* the stall guard stops the job when its cgroup's tasks spent
+                                  * more than this in reclaim since it began; 0: no guard */
+        double refault_share;   /* the refault guard stops the job when more pages of its cgroup
+                                 * came back since it began than this share of the pages it asked
+                                 * to reclaim so far; 0: no refault guard */
+};
+
+/* The submitter's record, kept with the job and never read by the actuator: its token (matches
+ * the completion to its owner) and what it measures the job's effect against (control.c:
+ * memory.stat's anon, file and pgsteal_proactive when it decided; bit k of has_baseline:
+ * baseline[k] read). Kept with the job, not with each of thousands of cgroups. */
+struct actuator_tag {
+        uint64_t token;
+        uint64_t baseline[3];
+        uint8_t has_baseline;
+};
+
+/* A job: what to write, in which mode, and what came of it. Private to actuator.c; read
+ * through the accessors below. */
+struct actuator_job;
 
 /* What the actuation path did since start, over every job (for the metrics and the dump). */
 struct actuator_stats {
@@ -152,10 +136,36 @@ int actuator_drop_job_add(struct actuator_job *j, int fd, const char *path,
 /* Frees a job and closes its descriptors. NULL is fine. */
 void actuator_job_free(struct actuator_job *j);
 
-/* Runs every write of the job that its mode allows in order, in chunks of at most ACTUATOR_CHUNK_PAGES, checking
- * *cancel, j->stop, the stall guard (j->stall, j->stall_limit_ns) and the refault guard
- * (j->refault, j->refault_share) before every command and chunk (NULL cancel: never cancelled).
- * Fills in the results. Blocking. */
+/* Returns the job's kind, cgroup id, page size, and mode (as lowered by actuator_report_only()
+ * until it finished). */
+enum actuator_job_kind actuator_job_kind(const struct actuator_job *j);
+uint64_t actuator_job_cgroup_id(const struct actuator_job *j);
+uint64_t actuator_job_page_size(const struct actuator_job *j);
+enum act_mode actuator_job_mode(const struct actuator_job *j);
+
+/* Returns what a decision job was decided with (a drop job's is empty). */
+const struct decision_summary *actuator_job_decision(const struct actuator_job *j);
+
+/* Returns the number of ranges of a drop job, and range i (< that number). */
+size_t actuator_job_n_drops(const struct actuator_job *j);
+const struct actuator_drop *actuator_job_drop(const struct actuator_job *j, size_t i);
+
+/* Returns the job's results: final once it is handed to done (the owner may amend them). */
+struct actuator_result *actuator_job_result(struct actuator_job *j);
+const struct actuator_result *actuator_job_result_const(const struct actuator_job *j);
+
+/* Returns the submitter's record of the job. */
+struct actuator_tag *actuator_job_tag(struct actuator_job *j);
+const struct actuator_tag *actuator_job_tag_const(const struct actuator_job *j);
+
+/* Sets the brakes of a decision job (before actuator_submit()), and returns them. */
+void actuator_job_set_limits(struct actuator_job *j, const struct actuator_limits *l);
+struct actuator_limits actuator_job_limits(const struct actuator_job *j);
+
+/* Runs every write of the job that its mode allows in order, in chunks of at most
+ * ACTUATOR_CHUNK_PAGES, checking *cancel, actuator_stop_cgroup()/actuator_cancel(), the stall
+ * guard and the refault guard (the job's limits, the actuator's sources) before every command
+ * and chunk (NULL cancel: never cancelled). Fills in the results. Blocking. */
 void actuator_run_job(struct actuator_job *j, const bool *cancel);
 
 /* Called on the event loop's thread for every finished job; it takes ownership of the job. */

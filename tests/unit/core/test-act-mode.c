@@ -104,8 +104,8 @@ static void test_report_writes_nothing(void **state) {
         const struct actuator_job *j = run_in(&s, ACT_REPORT, lrugen, reclaim, sizeof lrugen);
         assert_string_equal(lrugen, "");
         assert_string_equal(reclaim, "");
-        assert_int_equal(j->asked_bytes, 0);
-        assert_int_equal(j->failed, 0);
+        assert_int_equal(actuator_job_result_const(j)->asked_bytes, 0);
+        assert_int_equal(actuator_job_result_const(j)->failed, 0);
         struct actuator_stats st = actuator_get_stats(s.a);
         assert_int_equal(st.jobs, 1);
         assert_int_equal(st.writes, 0);
@@ -119,8 +119,8 @@ static void test_age_only_writes_ageing(void **state) {
         const struct actuator_job *j = run_in(&s, ACT_AGE_ONLY, lrugen, reclaim, sizeof lrugen);
         assert_string_equal(lrugen, "+ 5 0 7");
         assert_string_equal(reclaim, "");
-        assert_int_equal(j->asked_bytes, 0); /* ageing asks nothing out of memory */
-        assert_int_equal(j->failed, 0);
+        assert_int_equal(actuator_job_result_const(j)->asked_bytes, 0); /* ageing asks nothing out of memory */
+        assert_int_equal(actuator_job_result_const(j)->failed, 0);
         assert_int_equal(actuator_get_stats(s.a).writes, 1);
         sink_done(&s);
 }
@@ -133,7 +133,7 @@ static void test_write_writes_all(void **state) {
         const struct actuator_job *j = run_in(&s, ACT_WRITE, lrugen, reclaim, sizeof lrugen);
         assert_string_equal(lrugen, "- 5 0 6 0 10+ 5 0 7");
         assert_string_equal(reclaim, "8192");
-        assert_int_equal(j->asked_bytes, 10 * PAGE + 8192);
+        assert_int_equal(actuator_job_result_const(j)->asked_bytes, 10 * PAGE + 8192);
         assert_int_equal(actuator_get_stats(s.a).writes, 3);
         sink_done(&s);
 }

@@ -82,14 +82,14 @@ static void test_stale_completion_ignored(void **state) {
         assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
         assert_non_null(captured);
         struct actuator_job *own = captured;
-        assert_true(own->asked_bytes > 0);
+        assert_true(actuator_job_result_const(own)->asked_bytes > 0);
 
         /* The stale job: same cgroup id, submitted for a previous incarnation. */
         struct decision d = reclaim_decision(4096);
         struct actuator_job *stale = actuator_job_new(cg->id, cg->path, dirfd, -1, 4096, ACT_REPORT, &d);
         assert_non_null(stale);
         actuator_run_job(stale, NULL);
-        stale->token = own->token + 1000;
+        actuator_job_tag(stale)->token = actuator_job_tag_const(own)->token + 1000;
         control_job_done(cg, stale, &report);
 
         struct control_snapshot snap;
@@ -152,7 +152,7 @@ static void test_stall_during_job(void **state) {
         struct actuator_job *job = captured;
         captured = NULL;
         assert_non_null(job);
-        assert_true(job->asked_bytes > 0);
+        assert_true(actuator_job_result_const(job)->asked_bytes > 0);
         assert_true(control_cgroup_reclaiming(cg, in.now_usec + 1, grace));
 
         /* The trigger fires 500 ms into the job. */
@@ -168,7 +168,7 @@ static void test_stall_during_job(void **state) {
 
         /* Its chunk in flight returns 300 ms later: that is the last write. */
         write_at(dirfd, "memory.stat", "anon 532676608\nfile 536870912\npgsteal_proactive 1024\n");
-        job->finished_usec = stop + 300000;
+        actuator_job_result(job)->finished_usec = stop + 300000;
         control_job_done(cg, job, &report);
         assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
         assert_int_equal(snap.last_write_usec, stop + 300000);
@@ -259,7 +259,7 @@ struct ids_ctx {
 static void on_job_id(struct actuator_job *j, void *userdata) {
         struct ids_ctx *c = userdata;
         if (c->n < ELEMENTSOF(c->ids))
-                c->ids[c->n] = j->cgroup_id;
+                c->ids[c->n] = actuator_job_cgroup_id(j);
         c->n++;
         actuator_job_free(j);
 }
@@ -297,9 +297,9 @@ struct stop_ctx {
 static void on_job_stopped(struct actuator_job *j, void *userdata) {
         struct stop_ctx *c = userdata;
         if (c->n < ELEMENTSOF(c->ids)) {
-                c->ids[c->n] = j->cgroup_id;
-                c->cancelled[c->n] = j->cancelled;
-                c->asked[c->n] = j->asked_bytes;
+                c->ids[c->n] = actuator_job_cgroup_id(j);
+                c->cancelled[c->n] = actuator_job_result_const(j)->cancelled;
+                c->asked[c->n] = actuator_job_result_const(j)->asked_bytes;
         }
         c->n++;
         actuator_job_free(j);
@@ -428,9 +428,9 @@ static void test_reclaim_interrupted(void **state) {
         actuator_run_job(j, NULL);
         alarm(0);
         assert_int_equal(sigaction(SIGALRM, &old, NULL), 0);
-        assert_int_equal(j->failed, 0);
-        assert_int_equal(j->last_error, 0);
-        assert_false(j->vanished);
+        assert_int_equal(actuator_job_result_const(j)->failed, 0);
+        assert_int_equal(actuator_job_result_const(j)->last_error, 0);
+        assert_false(actuator_job_result_const(j)->vanished);
         actuator_job_free(j);
 
         assert_int_equal(unlinkat(dirfd, "memory.reclaim", 0), 0);
