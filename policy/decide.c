@@ -29,7 +29,7 @@ void decision_summarize(const struct decision *d, struct decision_summary *ret) 
         *ret = (struct decision_summary) {
                 .reason = d->reason,
                 .flags = d->flags,
-                .advise = d->advise,
+                .act = ACT_WRITE,
                 .has_estimates = d->has_estimates,
                 .has_psi_some = d->has_psi_some,
                 .anon_swappiness = d->anon_swappiness,
@@ -137,7 +137,6 @@ int policy_decide(const struct policy *p, const struct kernel_caps *caps,
          * as n_cmds, the rest is never read). */
         d = ret_decision;
         decision_clear(d);
-        d->advise = p->mode == POLICY_MODE_ADVISE;
         d->anon_swappiness = -1;
 
         /* A reload may have moved the bounds; an all-zero state was never initialised. */

@@ -55,24 +55,24 @@ int reclaim_req_format(const struct reclaim_req *req, char *buf, size_t size) {
         return n < 0 || (size_t) n >= size ? -EINVAL : n;
 }
 
-int actuate_lrugen(int lrugen_fd, const struct lrugen_cmd *cmd, bool dry_run) {
+int actuate_lrugen(int lrugen_fd, const struct lrugen_cmd *cmd, enum act_mode mode) {
         char buf[128];
         int r = lrugen_cmd_format(cmd, buf, sizeof buf);
         if (r < 0)
                 return r;
-        if (dry_run)
+        if (!act_mode_allows(mode, cmd->op == '+' ? ACT_WRITE_AGE : ACT_WRITE_EVICT))
                 return 0;
         if (lrugen_fd < 0)
                 return -EBADF;
         return write_string_fd(lrugen_fd, buf);
 }
 
-int actuate_reclaim(int dirfd, const struct reclaim_req *req, bool dry_run) {
+int actuate_reclaim(int dirfd, const struct reclaim_req *req, enum act_mode mode) {
         char buf[64];
         int r = reclaim_req_format(req, buf, sizeof buf);
         if (r < 0)
                 return r;
-        if (dry_run)
+        if (!act_mode_allows(mode, ACT_WRITE_RECLAIM))
                 return 0;
         r = write_string_file_at(dirfd, "memory.reclaim", buf);
         if (r < 0 && errno_is_vanished(r))
@@ -80,21 +80,19 @@ int actuate_reclaim(int dirfd, const struct reclaim_req *req, bool dry_run) {
         return r;
 }
 
-int actuate_drop(int fd, uint64_t offset, uint64_t length, bool dry_run) {
+int actuate_drop(int fd, uint64_t offset, uint64_t length, enum act_mode mode) {
         if (fd < 0 || length == 0 || offset > INT64_MAX || length > INT64_MAX - offset)
                 return -EINVAL;
-        if (dry_run)
+        if (!act_mode_allows(mode, ACT_WRITE_DROP))
                 return 0;
         int r = posix_fadvise(fd, (off_t) offset, (off_t) length, POSIX_FADV_DONTNEED);
         return r == 0 ? 0 : -r;
 }
 
-int actuate_reclaim_probe(int dirfd, int swappiness, bool dry_run) {
+int actuate_reclaim_probe(int dirfd, int swappiness) {
         char buf[32], swp[8];
         if (format_swappiness(swappiness, swp, sizeof swp) < 0)
                 return -EINVAL;
         snprintf(buf, sizeof buf, "0 swappiness=%s", swp);
-        if (dry_run)
-                return -EPERM;
         return write_string_file_at(dirfd, "memory.reclaim", buf);
 }

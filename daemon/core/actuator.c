@@ -27,7 +27,6 @@ struct actuator {
         unsigned pending;                             /* queued + running */
         unsigned pending_drop_files;                  /* files of the pending drop jobs */
         bool stop;
-        bool force_dry_run;                           /* actuator_set_dry_run() */
         struct actuator_stall_source stall;           /* actuator_set_stall_source() */
         struct actuator_refault_source refault;       /* actuator_set_refault_source() */
         struct actuator_stats stats;                  /* under lock */
@@ -38,12 +37,48 @@ struct actuator {
         void *userdata;
 };
 
+struct actuator_job {
+        /* input */
+        enum actuator_job_kind kind;
+        uint64_t cgroup_id;
+        char *path;             /* for log lines (the cgroup may be renamed or gone meanwhile) */
+        int dirfd;              /* the cgroup directory, owned by the job, or -1 (drops) */
+        int lrugen_fd;          /* /sys/kernel/debug/lru_gen for writing, owned by the job, or -1 */
+        uint64_t page_size;
+        enum act_mode mode;     /* what the job may write (act_mode_allows()); lowered to
+                                 * ACT_REPORT by actuator_report_only(); atomic */
+        struct decision_summary decision;   /* ACTUATOR_JOB_DECISION: what was decided, with its
+                                             * memory.reclaim writes; its lru_gen commands are
+                                             * cmds (a job holds only those it has) */
+        struct actuator_drop *drops;        /* ACTUATOR_JOB_DROP */
+        size_t n_drops;
+        uint64_t write_started_usec; /* the write in progress began then (0: none); atomic */
+        struct actuator_tag tag;            /* the submitter's */
+        const struct actuator_stall_source *stall; /* set by actuator_submit(); NULL: none */
+        const struct actuator_refault_source *refault; /* set by actuator_submit(); NULL: none */
+        struct actuator_limits limits;      /* actuator_job_set_limits() */
+
+        /* results, and the state of a running job */
+        struct actuator_result result;
+        bool stop;              /* actuator_stop_cgroup(), actuator_cancel(): end after the chunk in
+                                 * flight; atomic */
+        bool has_stall_base;    /* stall_base_ns was read (at the job's first check) */
+        uint64_t stall_base_ns; /* the cgroup's reclaim time when the job began */
+        bool has_refault_base;  /* refault_base_pages was read (at the job's first check) */
+        uint64_t refault_base_pages; /* the cgroup's own refault count when the job began */
+
+        struct actuator_job *next;
+
+        size_t n_cmds;
+        struct lrugen_cmd cmds[];           /* the decision's lru_gen commands, in order */
+};
+
 static void free_list(struct actuator_job *j);
 
 /* Returns a new job of kind for cgroup id with room for n_cmds commands, without descriptors,
  * or NULL on OOM. */
 static struct actuator_job *job_alloc(enum actuator_job_kind kind, uint64_t cgroup_id,
-                                      const char *path, bool dry_run, size_t n_cmds) {
+                                      const char *path, enum act_mode mode, size_t n_cmds) {
         /* Sized to its commands: while an eviction takes seconds, every managed cgroup can
          * have a job queued (thousands of them), most with one ageing command. */
         struct actuator_job *j = calloc(1, sizeof *j + n_cmds * sizeof j->cmds[0]);
@@ -52,7 +87,7 @@ static struct actuator_job *job_alloc(enum actuator_job_kind kind, uint64_t cgro
         j->kind = kind;
         j->dirfd = j->lrugen_fd = -1;
         j->cgroup_id = cgroup_id;
-        j->dry_run = dry_run;
+        j->mode = mode;
         j->path = strdup(path);
         if (!j->path) {
                 free(j);
@@ -62,13 +97,14 @@ static struct actuator_job *job_alloc(enum actuator_job_kind kind, uint64_t cgro
 }
 
 struct actuator_job *actuator_job_new(uint64_t cgroup_id, const char *path, int dirfd,
-                                      int lrugen_fd, uint64_t page_size, bool dry_run,
+                                      int lrugen_fd, uint64_t page_size, enum act_mode mode,
                                       const struct decision *d) {
-        struct actuator_job *j = job_alloc(ACTUATOR_JOB_DECISION, cgroup_id, path, dry_run,
+        struct actuator_job *j = job_alloc(ACTUATOR_JOB_DECISION, cgroup_id, path, mode,
                                            d->n_cmds);
         if (!j)
                 return NULL;
         decision_summarize(d, &j->decision);
+        j->decision.act = (uint8_t) mode;
         memcpy(j->cmds, d->cmds, d->n_cmds * sizeof d->cmds[0]);
         j->n_cmds = d->n_cmds;
         j->page_size = page_size;
@@ -82,8 +118,9 @@ struct actuator_job *actuator_job_new(uint64_t cgroup_id, const char *path, int 
         return j;
 }
 
-struct actuator_job *actuator_drop_job_new(uint64_t cgroup_id, const char *path, bool dry_run) {
-        return job_alloc(ACTUATOR_JOB_DROP, cgroup_id, path, dry_run, 0);
+struct actuator_job *actuator_drop_job_new(uint64_t cgroup_id, const char *path,
+                                           enum act_mode mode) {
+        return job_alloc(ACTUATOR_JOB_DROP, cgroup_id, path, mode, 0);
 }
 
 int actuator_drop_job_add(struct actuator_job *j, int fd, const char *path,
@@ -120,6 +157,59 @@ void actuator_job_free(struct actuator_job *j) {
         free(j);
 }
 
+enum actuator_job_kind actuator_job_kind(const struct actuator_job *j) {
+        return j->kind;
+}
+
+uint64_t actuator_job_cgroup_id(const struct actuator_job *j) {
+        return j->cgroup_id;
+}
+
+uint64_t actuator_job_page_size(const struct actuator_job *j) {
+        return j->page_size;
+}
+
+enum act_mode actuator_job_mode(const struct actuator_job *j) {
+        /* Read before every write: actuator_report_only() lowers it while the job runs. */
+        return __atomic_load_n(&j->mode, __ATOMIC_RELAXED);
+}
+
+const struct decision_summary *actuator_job_decision(const struct actuator_job *j) {
+        return &j->decision;
+}
+
+size_t actuator_job_n_drops(const struct actuator_job *j) {
+        return j->n_drops;
+}
+
+const struct actuator_drop *actuator_job_drop(const struct actuator_job *j, size_t i) {
+        return &j->drops[i];
+}
+
+struct actuator_result *actuator_job_result(struct actuator_job *j) {
+        return &j->result;
+}
+
+const struct actuator_result *actuator_job_result_const(const struct actuator_job *j) {
+        return &j->result;
+}
+
+struct actuator_tag *actuator_job_tag(struct actuator_job *j) {
+        return &j->tag;
+}
+
+const struct actuator_tag *actuator_job_tag_const(const struct actuator_job *j) {
+        return &j->tag;
+}
+
+void actuator_job_set_limits(struct actuator_job *j, const struct actuator_limits *l) {
+        j->limits = *l;
+}
+
+struct actuator_limits actuator_job_limits(const struct actuator_job *j) {
+        return j->limits;
+}
+
 /* Logs how long one command blocked: slow writes must be visible (MaxStep= bounds them). */
 static void note_write_time(const struct actuator_job *j, const char *what, uint64_t bytes,
                             uint64_t t0, int r) {
@@ -139,7 +229,7 @@ static void note_write_time(const struct actuator_job *j, const char *what, uint
  * a failed read skips the check (the PSI trigger still watches). */
 static bool stalled(struct actuator_job *j) {
         uint64_t ns;
-        if (!j->stall || !j->stall->read || !j->stall_limit_ns || j->kind != ACTUATOR_JOB_DECISION)
+        if (!j->stall || !j->stall->read || !j->limits.stall_limit_ns || j->kind != ACTUATOR_JOB_DECISION)
                 return false;
         if (j->stall->read(j->cgroup_id, &ns, j->stall->userdata) < 0)
                 return false;
@@ -148,21 +238,21 @@ static bool stalled(struct actuator_job *j) {
                 j->has_stall_base = true;
                 return false;
         }
-        j->stall_ns = ns > j->stall_base_ns ? ns - j->stall_base_ns : 0;
-        if (j->stall_ns <= j->stall_limit_ns)
+        j->result.stall_ns = ns > j->stall_base_ns ? ns - j->stall_base_ns : 0;
+        if (j->result.stall_ns <= j->limits.stall_limit_ns)
                 return false;
-        j->stall_stopped = true;
+        j->result.stall_stopped = true;
         return true;
 }
 
 /* The refault guard (docs/design.md, "Stall guard"): returns true when more of the job's
- * cgroup's evicted file pages came back since its first check than j->refault_share of the
+ * cgroup's evicted file pages came back since its first check than j->limits.refault_share of the
  * pages the job asked to reclaim by now. Pages that return while the job still runs were
  * evicted seconds before: the job is taking the working set. One map lookup; a failed read
  * skips the check. */
 static bool refault_burst(struct actuator_job *j) {
         uint64_t pages;
-        if (!j->refault || !j->refault->read || !(j->refault_share > 0) ||
+        if (!j->refault || !j->refault->read || !(j->limits.refault_share > 0) ||
             j->kind != ACTUATOR_JOB_DECISION || j->page_size == 0)
                 return false;
         if (j->refault->read(j->cgroup_id, &pages, j->refault->userdata) < 0)
@@ -175,12 +265,12 @@ static bool refault_burst(struct actuator_job *j) {
         /* A count that went backwards (its map entry was recycled) starts the job's anew. */
         if (pages < j->refault_base_pages)
                 j->refault_base_pages = pages;
-        j->refault_pages = pages - j->refault_base_pages;
-        j->refault_limit_pages = (uint64_t) ((double) (j->asked_bytes / j->page_size) *
-                                             j->refault_share);
-        if (j->refault_pages <= j->refault_limit_pages)
+        j->result.refault_pages = pages - j->refault_base_pages;
+        j->result.refault_limit_pages = (uint64_t) ((double) (j->result.asked_bytes / j->page_size) *
+                                             j->limits.refault_share);
+        if (j->result.refault_pages <= j->result.refault_limit_pages)
                 return false;
-        j->refault_stopped = true;
+        j->result.refault_stopped = true;
         return true;
 }
 
@@ -188,12 +278,12 @@ static bool refault_burst(struct actuator_job *j) {
  * cgroup (actuator_stop_cgroup()), or a reclaim stall or a refault burst there (the guard).
  * Marks it cancelled. */
 static bool cancelled(struct actuator_job *j, const bool *cancel) {
-        if (j->cancelled)
+        if (j->result.cancelled)
                 return true;
         if ((cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)) ||
             __atomic_load_n(&j->stop, __ATOMIC_RELAXED) || stalled(j) || refault_burst(j))
-                j->cancelled = true;
-        return j->cancelled;
+                j->result.cancelled = true;
+        return j->result.cancelled;
 }
 
 /* Notes when the write in progress began (the watchdog's measure of progress). */
@@ -205,10 +295,15 @@ static void write_end(struct actuator_job *j) {
         __atomic_store_n(&j->write_started_usec, 0, __ATOMIC_RELAXED);
 }
 
-/* Checked before every write: a reload to DryRun=yes stops the writes of jobs decided before. */
-static bool job_dry_run(const struct actuator_job *j) {
-        return j->dry_run ||
-               (j->force_dry_run && __atomic_load_n(j->force_dry_run, __ATOMIC_RELAXED));
+
+/* Returns whether the job's mode allows a write of kind w: what it does not allow is skipped,
+ * neither written nor counted as asked. */
+static bool job_allows(const struct actuator_job *j, enum act_write w) {
+        return act_mode_allows(actuator_job_mode(j), w);
+}
+
+static enum act_write cmd_write(const struct lrugen_cmd *c) {
+        return c->op == '+' ? ACT_WRITE_AGE : ACT_WRITE_EVICT;
 }
 
 /* One lru_gen command; evictions in chunks. Returns 0 or the first error. */
@@ -218,21 +313,21 @@ static int run_lrugen_cmd(struct actuator_job *j, const struct lrugen_cmd *c, co
 
         if (c->op == '+') {
                 write_begin(j);
-                r = actuate_lrugen(j->lrugen_fd, c, job_dry_run(j));
+                r = actuate_lrugen(j->lrugen_fd, c, actuator_job_mode(j));
                 write_end(j);
         } else {
                 /* Repeating "- id node seq" is safe: once the generations up to seq are empty
                  * the kernel returns at once. */
                 for (uint64_t left = c->nr_pages; left > 0 && r >= 0;) {
-                        if (cancelled(j, cancel))
+                        if (cancelled(j, cancel) || !job_allows(j, ACT_WRITE_EVICT))
                                 break;
                         struct lrugen_cmd chunk = *c;
                         chunk.nr_pages = MIN(left, (uint64_t) ACTUATOR_CHUNK_PAGES);
                         write_begin(j);
-                        r = actuate_lrugen(j->lrugen_fd, &chunk, job_dry_run(j));
+                        r = actuate_lrugen(j->lrugen_fd, &chunk, actuator_job_mode(j));
                         write_end(j);
                         left -= chunk.nr_pages;
-                        j->asked_bytes += chunk.nr_pages * j->page_size;
+                        j->result.asked_bytes += chunk.nr_pages * j->page_size;
                 }
         }
         note_write_time(j, c->op == '+' ? "lru_gen age" : "lru_gen evict",
@@ -247,15 +342,15 @@ static int run_reclaim(struct actuator_job *j, const struct reclaim_req *req, co
         int r = 0;
 
         for (uint64_t left = req->bytes; left > 0;) {
-                if (cancelled(j, cancel))
+                if (cancelled(j, cancel) || !job_allows(j, ACT_WRITE_RECLAIM))
                         break;
                 struct reclaim_req chunk = *req;
                 chunk.bytes = MIN(left, chunk_bytes);
                 write_begin(j);
-                r = actuate_reclaim(j->dirfd, &chunk, job_dry_run(j));
+                r = actuate_reclaim(j->dirfd, &chunk, actuator_job_mode(j));
                 write_end(j);
                 left -= chunk.bytes;
-                j->asked_bytes += chunk.bytes;
+                j->result.asked_bytes += chunk.bytes;
                 if (r < 0)
                         break;
         }
@@ -267,15 +362,15 @@ static int run_reclaim(struct actuator_job *j, const struct reclaim_req *req, co
 static void run_drops(struct actuator_job *j, const bool *cancel) {
         for (size_t i = 0; i < j->n_drops; i++) {
                 struct actuator_drop *d = &j->drops[i];
-                if (cancelled(j, cancel))
+                if (cancelled(j, cancel) || !job_allows(j, ACT_WRITE_DROP))
                         break;
                 write_begin(j);
-                d->error = actuate_drop(d->fd, d->offset, d->length, job_dry_run(j));
+                d->error = actuate_drop(d->fd, d->offset, d->length, actuator_job_mode(j));
                 write_end(j);
-                j->asked_bytes += d->length;
+                j->result.asked_bytes += d->length;
                 if (d->error < 0) {
-                        j->failed++;
-                        j->last_error = d->error;
+                        j->result.failed++;
+                        j->result.last_error = d->error;
                         log_warning_errno(d->error, "%s: %s: POSIX_FADV_DONTNEED failed: %m",
                                           j->path, d->path);
                 }
@@ -289,11 +384,11 @@ static uint64_t job_writes(const struct actuator_job *j) {
         uint64_t n = 0;
         for (size_t i = 0; i < j->n_cmds; i++) {
                 const struct lrugen_cmd *c = &j->cmds[i];
-                if (j->advise_ageing && c->op != '+')
+                if (!job_allows(j, cmd_write(c)))
                         continue;
                 n += c->op == '+' ? 1 : (c->nr_pages + ACTUATOR_CHUNK_PAGES - 1) / ACTUATOR_CHUNK_PAGES;
         }
-        for (size_t i = 0; i < j->decision.n_reclaims && !j->advise_ageing; i++) {
+        for (size_t i = 0; i < j->decision.n_reclaims && job_allows(j, ACT_WRITE_RECLAIM); i++) {
                 uint64_t chunk = (uint64_t) ACTUATOR_CHUNK_PAGES * j->page_size;
                 n += (j->decision.reclaims[i].bytes + chunk - 1) / chunk;
         }
@@ -305,13 +400,13 @@ void actuator_run_job(struct actuator_job *j, const bool *cancel) {
 
         if (j->kind == ACTUATOR_JOB_DROP) {
                 run_drops(j, cancel);
-                j->finished_usec = now_monotonic_usec();
+                j->result.finished_usec = now_monotonic_usec();
                 return;
         }
 
         for (size_t i = 0; i < j->n_cmds && !cancelled(j, cancel); i++) {
                 const struct lrugen_cmd *c = &j->cmds[i];
-                if (j->advise_ageing && c->op != '+')
+                if (!job_allows(j, cmd_write(c)))
                         continue;
                 int r = run_lrugen_cmd(j, c, cancel);
                 if (r == -EEXIST && c->op == '+')
@@ -326,37 +421,38 @@ void actuator_run_job(struct actuator_job *j, const bool *cancel) {
                         continue;
                 }
                 if (r < 0) {
-                        j->failed++;
-                        j->last_error = r;
+                        j->result.failed++;
+                        j->result.last_error = r;
                         log_warning_errno(r, "%s: lru_gen write failed: %m", j->path);
                 }
         }
-        for (size_t i = 0; i < d->n_reclaims && !j->advise_ageing && !cancelled(j, cancel); i++) {
+        for (size_t i = 0; i < d->n_reclaims && job_allows(j, ACT_WRITE_RECLAIM) &&
+                           !cancelled(j, cancel); i++) {
                 int r = run_reclaim(j, &d->reclaims[i], cancel);
                 if (r == -EAGAIN || r == -EINTR)
                         continue; /* the kernel reclaimed less than asked, or was interrupted:
                                    * what it did is measured later; the next cycle asks again */
                 if (r == -ENOENT) {
-                        j->vanished = true;
+                        j->result.vanished = true;
                         break;
                 }
                 if (r < 0) {
-                        j->failed++;
-                        j->last_error = r;
+                        j->result.failed++;
+                        j->result.last_error = r;
                         log_warning_errno(r, "%s: memory.reclaim failed: %m", j->path);
                 }
         }
-        j->finished_usec = now_monotonic_usec();
+        j->result.finished_usec = now_monotonic_usec();
 }
 
 /* Counts a finished job (under the lock when a thread runs jobs). */
 static void count_job(struct actuator *a, const struct actuator_job *j) {
         a->stats.jobs++;
-        if (job_dry_run(j))
-                return; /* nothing was written */
+        if (actuator_job_mode(j) == ACT_REPORT)
+                return; /* nothing was written (or, lowered while it ran, not counted) */
         a->stats.writes += job_writes(j);
-        a->stats.failed += j->failed;
-        a->stats.asked_bytes += j->asked_bytes;
+        a->stats.failed += j->result.failed;
+        a->stats.asked_bytes += j->result.asked_bytes;
 }
 
 /* Appends j to the finished jobs and wakes the event loop (under the lock). */
@@ -461,7 +557,6 @@ fail:
 
 int actuator_submit(struct actuator *a, struct actuator_job *j) {
         j->next = NULL;
-        j->force_dry_run = &a->force_dry_run;
         j->stall = &a->stall;
         j->refault = &a->refault;
         if (!a->thread_started) {
@@ -563,8 +658,8 @@ struct actuator_stopped actuator_stop_cgroup(struct actuator *a, uint64_t cgroup
                 struct actuator_job *j = list;
                 list = j->next;
                 j->next = NULL;
-                j->cancelled = true;
-                j->finished_usec = now_monotonic_usec();
+                j->result.cancelled = true;
+                j->result.finished_usec = now_monotonic_usec();
                 count_job(a, j);
                 finish_locked(a, j); /* pending drops when the loop hands it to done */
                 ret.queued++;
@@ -583,9 +678,15 @@ void actuator_set_refault_source(struct actuator *a, const struct actuator_refau
                 a->refault = src ? *src : (struct actuator_refault_source) {};
 }
 
-void actuator_set_dry_run(struct actuator *a, bool dry_run) {
-        if (a)
-                __atomic_store_n(&a->force_dry_run, dry_run, __ATOMIC_RELAXED);
+void actuator_report_only(struct actuator *a) {
+        if (!a || !a->thread_started)
+                return; /* inline: nothing is ever queued or running between calls */
+        pthread_mutex_lock(&a->lock);
+        for (struct actuator_job *j = a->queue_head; j; j = j->next)
+                j->mode = ACT_REPORT;
+        if (a->running)
+                __atomic_store_n(&a->running->mode, ACT_REPORT, __ATOMIC_RELAXED);
+        pthread_mutex_unlock(&a->lock);
 }
 
 unsigned actuator_pending_drop_files(struct actuator *a) {

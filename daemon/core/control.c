@@ -9,6 +9,7 @@
 #include "mglrud/core/decision-text.h"
 #include "mglrud/core/refault-trust.h"
 #include "mglrud/core/pressure-trigger.h"
+#include "mglrud/policy/act-mode.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
@@ -219,21 +220,21 @@ static void prev_take(const struct cgroup_reading *rd, const struct own_refaults
  * job: anon, file and pgsteal_proactive of the reading its decision was taken on. */
 enum { BASE_ANON, BASE_FILE, BASE_STEAL };
 
-static void baseline_take(const struct memstat *m, struct actuator_job *j) {
+static void baseline_take(const struct memstat *m, struct actuator_tag *t) {
         static const enum memstat_key keys[] = {
                 [BASE_ANON] = MEMSTAT_ANON,
                 [BASE_FILE] = MEMSTAT_FILE,
                 [BASE_STEAL] = MEMSTAT_PGSTEAL_PROACTIVE,
         };
-        j->has_baseline = 0;
+        t->has_baseline = 0;
         for (unsigned k = 0; k < ELEMENTSOF(keys); k++)
-                if (memstat_get(m, keys[k], &j->baseline[k]))
-                        j->has_baseline |= (uint8_t) (1u << k);
+                if (memstat_get(m, keys[k], &t->baseline[k]))
+                        t->has_baseline |= (uint8_t) (1u << k);
 }
 
 /* Returns baseline k of the job, 0 when it was absent. */
-static uint64_t baseline(const struct actuator_job *j, unsigned k) {
-        return j->has_baseline & (1u << k) ? j->baseline[k] : 0;
+static uint64_t baseline(const struct actuator_tag *t, unsigned k) {
+        return t->has_baseline & (1u << k) ? t->baseline[k] : 0;
 }
 
 int control_cgroup_set_paused(struct cgroup *cg, bool paused) {
@@ -423,17 +424,17 @@ static void fill_prev_sample(const struct prev_reading *pr, struct cgroup_sample
 }
 
 /* Runs policy_decide() for one cgroup reading (prev may be NULL) on the cycle's host
- * readings; advise says that the decision is only reported; own is the reading's own refault
- * count, and undercount says the controllers take the larger of it and the kernel's. Returns 0
- * or -errno. */
-static int decide(const struct cycle_input *in, const struct policy *p, bool advise,
+ * readings; own is the reading's own refault count, and undercount says the controllers take
+ * the larger of it and the kernel's. Returns 0 or -errno. */
+static int decide(const struct cycle_input *in, const struct policy *p,
                   const struct policy_state *state, const struct prev_reading *prev,
                   const struct cgroup_reading *cur, const struct own_refaults *own,
                   bool undercount, const struct lrugen_lruvec *lruvecs, size_t n_lruvecs,
                   struct policy_state *ret_state, struct decision *ret) {
         struct kernel_caps caps = *in->caps;
         /* Advice shows what lru_gen would do even where we did not open it. */
-        caps.lrugen_write = caps.lrugen_write || (advise && in->lrugen_readable);
+        caps.lrugen_write = caps.lrugen_write ||
+                            (p->mode == POLICY_MODE_ADVISE && in->lrugen_readable);
 
         struct cgroup_sample sp, sc;
         fill_sample(cur, lruvecs, n_lruvecs, in->lrugen && n_lruvecs > 0, &sc);
@@ -488,10 +489,11 @@ static void report_advice(const struct report_sink *report, const struct cgroup 
  * drop finished: the fast path's latency) into buf, or "" when the crossing is not known. */
 static const char *format_drop_latency(char *buf, size_t size, const struct actuator_job *j,
                                        uint64_t crossed_usec) {
-        if (!crossed_usec || j->finished_usec < crossed_usec)
+        uint64_t finished = actuator_job_result_const(j)->finished_usec;
+        if (!crossed_usec || finished < crossed_usec)
                 return "";
         snprintf(buf, size, ", %llu ms after the threshold",
-                 (unsigned long long) ((j->finished_usec - crossed_usec) / USEC_PER_MSEC));
+                 (unsigned long long) ((finished - crossed_usec) / USEC_PER_MSEC));
         return buf;
 }
 
@@ -500,11 +502,12 @@ static void drop_done(struct cgroup *cg, struct control_acts *a, const struct ac
         uint64_t small_bytes = 0, small_first_crossed = 0;
         unsigned small_files = 0;
         const char *small_last = NULL;
-        const char *verb = j->dry_run ? "would drop" : "dropped";
+        const char *verb = act_mode_allows(actuator_job_mode(j), ACT_WRITE_DROP) ? "dropped" :
+                           "would drop";
         char b1[32], b2[32], b3[32], lat[64];
 
-        for (size_t i = 0; i < j->n_drops; i++) {
-                const struct actuator_drop *d = &j->drops[i];
+        for (size_t i = 0; i < actuator_job_n_drops(j); i++) {
+                const struct actuator_drop *d = actuator_job_drop(j, i);
                 if (d->error < 0)
                         continue;
                 a->stream_dropped_bytes += d->length;
@@ -542,70 +545,75 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
         struct control_acts *acts;
         uint64_t got_anon = 0, got_file = 0;
 
-        if (cg && j->kind == ACTUATOR_JOB_DROP) {
+        if (cg && actuator_job_kind(j) == ACTUATOR_JOB_DROP) {
                 if ((s = control_state_get(cg)) && (acts = acts_get(s)))
                         drop_done(cg, acts, j);
                 actuator_job_free(j);
                 return;
         }
+        const struct actuator_result *res = actuator_job_result_const(j);
+        const struct actuator_tag *tag = actuator_job_tag_const(j);
+        const struct decision_summary *d = actuator_job_decision(j);
+        uint64_t page_size = actuator_job_page_size(j);
         /* A job in flight has its record: submit() made it. */
-        if (!s || !s->in_flight || !(acts = s->acts) || acts->in_flight_token != j->token) {
+        if (!s || !s->in_flight || !(acts = s->acts) || acts->in_flight_token != tag->token) {
                 /* The cgroup went away meanwhile, or stopped being managed and came back with
                  * a fresh state (same id): this job is not the one its state waits for. */
                 actuator_job_free(j);
                 return;
         }
         s->in_flight = false;
-        if (s->in_flight_reclaims && j->asked_bytes > 0)
-                acts->last_write_usec = j->finished_usec;
-        if (j->vanished)
+        if (s->in_flight_reclaims && res->asked_bytes > 0)
+                acts->last_write_usec = res->finished_usec;
+        if (res->vanished)
                 cg->vanished = true;
-        if (j->failed > 0 && j->decision.n_reclaims > 0 &&
-            (j->last_error == -EACCES || j->last_error == -EPERM)) {
+        if (res->failed > 0 && d->n_reclaims > 0 &&
+            (res->last_error == -EACCES || res->last_error == -EPERM)) {
                 /* Permissions changed under us (a subtree delegated since we opened it): not an
                  * error to repeat every cycle. */
                 cg->files.reclaim_denied = true;
                 note_reclaim_denied(cg, s);
-        } else if (j->failed > 0) {
-                acts->errors += j->failed;
+        } else if (res->failed > 0) {
+                acts->errors += res->failed;
                 if (s->policy_size) {
                         struct policy_state ps;
                         policy_load(s, &ps);
-                        policy_note_error(&ps, j->finished_usec);
+                        policy_note_error(&ps, res->finished_usec);
                         s = policy_store(cg, &ps); /* the same size: it stays in place */
                 }
         }
-        if (j->advise_ageing || (j->asked_bytes == 0 && j->failed == 0)) {
+        bool age_only = d->act == ACT_AGE_ONLY;
+        if (age_only || (res->asked_bytes == 0 && res->failed == 0)) {
                 /* Ageing only: nothing leaves memory, nothing to measure or to report above
                  * debug (it happens about every T/2). */
-                log_debug("%s: aged %u lruvec%s (%s)", cg->name, j->decision.n_age,
-                          j->decision.n_age == 1 ? "" : "s",
-                          decision_reason_to_string(j->decision.reason));
-                if (!j->advise_ageing)
-                        report_advice(report, cg, &j->decision);
+                log_debug("%s: aged %u lruvec%s (%s)", cg->name, d->n_age,
+                          d->n_age == 1 ? "" : "s",
+                          decision_reason_to_string(d->reason));
+                if (!age_only) /* advice was reported when it was decided */
+                        report_advice(report, cg, d);
                 actuator_job_free(j);
                 return;
         }
         acts->actions++;
 
         struct cgroup_reading after;
-        if (!cg->vanished && cgroup_read(cg, j->finished_usec, &after, NULL) >= 0) {
+        if (!cg->vanished && cgroup_read(cg, res->finished_usec, &after, NULL) >= 0) {
                 const struct memstat *a = &after.stat;
-                uint64_t a0 = baseline(j, BASE_ANON), f0 = baseline(j, BASE_FILE);
-                uint64_t a1 = 0, f1 = 0, s1 = 0, s0 = baseline(j, BASE_STEAL);
+                uint64_t a0 = baseline(tag, BASE_ANON), f0 = baseline(tag, BASE_FILE);
+                uint64_t a1 = 0, f1 = 0, s1 = 0, s0 = baseline(tag, BASE_STEAL);
                 memstat_get(a, MEMSTAT_ANON, &a1);
                 memstat_get(a, MEMSTAT_FILE, &f1);
                 got_anon = a0 > a1 ? a0 - a1 : 0;
                 got_file = f0 > f1 ? f0 - f1 : 0;
                 /* memstat_delta(): 0 when absent from either reading or gone backwards. */
                 bool has_s1 = memstat_get(a, MEMSTAT_PGSTEAL_PROACTIVE, &s1);
-                uint64_t steal = (j->has_baseline & (1u << BASE_STEAL)) && has_s1 && s1 >= s0 ?
+                uint64_t steal = (tag->has_baseline & (1u << BASE_STEAL)) && has_s1 && s1 >= s0 ?
                                  s1 - s0 : 0;
                 if (steal == 0) {
                         got_anon = got_file = 0; /* the workload freed it, not us */
-                } else if (steal * j->page_size < got_anon + got_file) {
+                } else if (steal * page_size < got_anon + got_file) {
                         /* The workload freed memory meanwhile: count only what was stolen. */
-                        double k = (double) (steal * j->page_size) /
+                        double k = (double) (steal * page_size) /
                                    (double) (got_anon + got_file);
                         got_anon = (uint64_t) (got_anon * k);
                         got_file = (uint64_t) (got_file * k);
@@ -613,14 +621,13 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
                 acts->reclaimed_bytes[LRUGEN_ANON] += got_anon;
                 acts->reclaimed_bytes[LRUGEN_FILE] += got_file;
         }
-        const struct decision_summary *d = &j->decision;
         struct action_report ar = {
                 .cgroup = cg->name,
                 .action = d->n_reclaims > 0 ? "reclaim" : "evict",
-                .asked_bytes = j->asked_bytes,
+                .asked_bytes = res->asked_bytes,
                 .got_bytes = { [LRUGEN_ANON] = got_anon, [LRUGEN_FILE] = got_file },
                 .reason = decision_reason_to_string(d->reason),
-                .error = j->last_error,
+                .error = res->last_error,
                 .section = cg->section ? cg->section->name : "Defaults",
                 .decision = d,
         };
@@ -629,45 +636,47 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
         actuator_job_free(j);
 }
 
-/* Hands the decision's writes to the actuation path (completion: control_job_done()). Returns
- * 0, or -ENOMEM (-ESHUTDOWN while stopping is not an error: nothing more is written). */
+/* Hands the decision's writes to the actuation path in mode (ACT_WRITE or ACT_AGE_ONLY;
+ * completion: control_job_done()). Returns 0, or -ENOMEM (-ESHUTDOWN while stopping is not an
+ * error: nothing more is written). */
 static int submit(const struct cycle_input *in, struct actuator *act, struct cgroup *cg,
                   struct control_state *s, const struct cgroup_reading *cur,
-                  const struct own_refaults *own, const struct decision *d, bool advise_ageing) {
-        if (!in->dry_run && !advise_ageing && log_get_max_level() >= LOG_DEBUG) {
+                  const struct own_refaults *own, const struct decision *d, enum act_mode mode) {
+        if (mode == ACT_WRITE && log_get_max_level() >= LOG_DEBUG) {
                 char line[1024];
-                if (decision_format(d, line, sizeof line) >= 0)
+                if (decision_format(d, mode, line, sizeof line) >= 0)
                         log_debug("%s: decision: %s", cg->name, line);
         }
         struct control_acts *a = acts_get(s);
         if (!a)
                 return -ENOMEM;
         struct actuator_job *j = actuator_job_new(cg->id, cg->name, cg->files.dirfd, in->lrugen_write_fd,
-                                                  in->caps->page_size, in->dry_run, d);
+                                                  in->caps->page_size, mode, d);
         if (!j)
                 return -ENOMEM;
         static uint64_t next_token;
-        j->advise_ageing = advise_ageing;
-        j->submitted_usec = cur->now_usec;
-        j->token = ++next_token;
-        baseline_take(&cur->stat, j);
+        struct actuator_tag *tag = actuator_job_tag(j);
+        tag->token = ++next_token;
+        baseline_take(&cur->stat, tag);
         s->in_flight = true;
-        a->in_flight_token = j->token;
+        a->in_flight_token = tag->token;
         s->in_flight_stopped = false;
-        s->in_flight_reclaims = !advise_ageing && !in->dry_run &&
+        s->in_flight_reclaims = mode == ACT_WRITE &&
                                 d->planned_bytes[LRUGEN_ANON] + d->planned_bytes[LRUGEN_FILE] > 0;
         /* The guard allows as much reclaim time since the job began as the pressure trigger
          * allows within its window (docs/design.md, "Stall guard"). */
+        struct actuator_limits limits = {};
         if (in->stall_guard && s->in_flight_reclaims)
-                j->stall_limit_ns = policy_trigger_stall_usec(cg->policy->pressure_target,
-                                                              in->interval_usec,
-                                                              PRESSURE_TRIGGER_WINDOW_USEC) *
-                                    UINT64_C(1000);
+                limits.stall_limit_ns = policy_trigger_stall_usec(cg->policy->pressure_target,
+                                                                  in->interval_usec,
+                                                                  PRESSURE_TRIGGER_WINDOW_USEC) *
+                                        UINT64_C(1000);
         if (in->refault_guard && s->in_flight_reclaims)
-                j->refault_share = control_refault_guard_share(d);
+                limits.refault_share = control_refault_guard_share(d);
+        actuator_job_set_limits(j, &limits);
         if (s->in_flight_reclaims)
                 a->last_reclaim_usec = cur->now_usec;
-        if (!advise_ageing) {
+        if (mode == ACT_WRITE) {
                 prev_take(cur, own, &s->prev);
                 s->has_prev = true;
         }
@@ -818,13 +827,22 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                 return (int) n;
         check_refaults(in, cg, s, &cur, &own);
 
+        /* What the cycle does with the decision is decided once, below, from these facts
+         * (act-mode.h). Advice is what Mode=advise would do: --dry-run asks every managed
+         * cgroup's policy for it. */
+        struct act_facts facts = {
+                .subject = ACT_SUBJECT_DECISION,
+                .dry_run = in->dry_run,
+                .mode = cg->policy->mode,
+                .lrugen_write = in->caps->lrugen_write,
+                .reclaim_denied = cg->files.reclaim_denied,
+        };
         struct policy p = *cg->policy;
-        bool advise = in->dry_run || p.mode == POLICY_MODE_ADVISE;
-        if (in->dry_run && p.mode != POLICY_MODE_OFF)
+        if (act_wants_advice(&facts) && p.mode != POLICY_MODE_OFF)
                 p.mode = POLICY_MODE_ADVISE;
 
         struct decision d;
-        r = decide(in, &p, advise, &ps, s->has_prev ? &s->prev : NULL, &cur, &own,
+        r = decide(in, &p, &ps, s->has_prev ? &s->prev : NULL, &cur, &own,
                    s->refault.undercount, lruvecs, (size_t) n, &ps, &d);
         if (r < 0) {
                 control_scratch_done(&local);
@@ -840,27 +858,23 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
         if (r < 0)
                 return r;
         s = cg->userdata; /* idle_update() may have moved it */
-        if (!advise && d.n_reclaims > 0 && cg->files.reclaim_denied) {
-                /* A subtree delegated to a user: its memory.reclaim is the user's. lru_gen
-                 * eviction goes through debugfs and is not affected; this decision is advice. */
+        facts.n_age = d.n_age;
+        facts.n_reclaims = (unsigned) d.n_reclaims;
+        enum act_mode mode = act_mode_decide(&facts);
+        if (facts.reclaim_denied && d.n_reclaims > 0 && !act_wants_advice(&facts))
+                /* A subtree delegated to a user: its memory.reclaim is the user's. */
                 note_reclaim_denied(cg, s);
-                advise = true;
-                d.advise = true;
-        }
         decision_summarize(&d, &s->last);
+        s->last.act = (uint8_t) mode;
         s->has_last = true;
 
-        if (advise && !in->dry_run && d.n_age > 0 && in->caps->lrugen_write) {
-                /* Mode=advise still ages: ageing moves no page out of memory, and without it
-                 * the generations say nothing about idle time, so the advice would be blind.
-                 * Only --dry-run/DryRun= promise that nothing at all is written. Where
-                 * lru_gen is read-only (lockdown) the advice shows ageing we cannot do: no
-                 * job, or every cycle would fail with EBADF and back off as an error. */
-                r = submit(in, act, cg, s, &cur, &own, &d, true);
+        if (mode == ACT_AGE_ONLY) {
+                /* Advice that ages (Mode=advise): the ageing job, and the advice reported. */
+                r = submit(in, act, cg, s, &cur, &own, &d, mode);
                 if (r < 0)
                         return r;
         }
-        if (advise || (d.n_cmds == 0 && d.n_reclaims == 0)) {
+        if (mode != ACT_WRITE || (d.n_cmds == 0 && d.n_reclaims == 0)) {
                 /* In active mode a decision without writes is reported too (the journal sink
                  * logs it at debug), so --log-level=debug shows why nothing was reclaimed. */
                 report_advice(in->report, cg, &s->last);
@@ -869,7 +883,7 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
                 return 0;
         }
 
-        r = submit(in, act, cg, s, &cur, &own, &d, false); /* logs the decision at debug level */
+        r = submit(in, act, cg, s, &cur, &own, &d, mode); /* logs the decision at debug level */
         if (r < 0)
                 return r;
         prev_take(&cur, &own, &s->prev);
@@ -959,10 +973,10 @@ int control_cgroup_advise(struct cgroup *cg, const struct cycle_input *in, char 
         else
                 policy_state_init(&state, &p, now_usec);
         const struct own_refaults none = {};
-        r = decide(in, &p, true, &state, s && s->has_prev ? &s->prev : NULL, &cur, &none,
+        r = decide(in, &p, &state, s && s->has_prev ? &s->prev : NULL, &cur, &none,
                    s && s->refault.undercount, lruvecs,
                    (size_t) n, &state, &d);
-        if (r >= 0 && decision_format(&d, buf, size) < 0)
+        if (r >= 0 && decision_format(&d, ACT_REPORT, buf, size) < 0)
                 r = -EINVAL;
         control_scratch_done(&local);
         return r;

@@ -61,7 +61,7 @@ static void add_plan(struct line *l, const struct decision_summary *d) {
         uint64_t anon = d->planned_bytes[LRUGEN_ANON], file = d->planned_bytes[LRUGEN_FILE];
 
         if (d->n_cmds > 0 && anon + file > 0) {
-                line_add(l, "; %s %s (", d->advise ? "would evict" : "evicting", B(t, anon + file));
+                line_add(l, "; %s %s (", d->act != ACT_WRITE ? "would evict" : "evicting", B(t, anon + file));
                 if (anon > 0)
                         line_add(l, "anon %s via lru_gen %s%s", B(a, anon),
                                  swappiness_token(sw, d->anon_swappiness), file > 0 ? ", " : "");
@@ -69,7 +69,7 @@ static void add_plan(struct line *l, const struct decision_summary *d) {
                         line_add(l, "file %s via lru_gen 0", B(f, file));
                 line_add(l, ")");
         } else if (d->n_reclaims > 0) {
-                line_add(l, "; %s %s (", d->advise ? "would reclaim" : "reclaiming",
+                line_add(l, "; %s %s (", d->act != ACT_WRITE ? "would reclaim" : "reclaiming",
                          B(t, anon + file));
                 for (size_t i = 0; i < d->n_reclaims; i++) {
                         const struct reclaim_req *q = &d->reclaims[i];
@@ -89,16 +89,17 @@ static void add_plan(struct line *l, const struct decision_summary *d) {
                 line_add(l, ")");
         }
         if (d->n_age > 0)
-                line_add(l, "; %s %u lruvec%s", d->advise ? "would age" : "ageing", d->n_age,
+                line_add(l, "; %s %u lruvec%s", d->act != ACT_WRITE ? "would age" : "ageing", d->n_age,
                          d->n_age == 1 ? "" : "s");
 }
 
-int decision_format(const struct decision *d, char *buf, size_t size) {
+int decision_format(const struct decision *d, enum act_mode act, char *buf, size_t size) {
         struct decision_summary s;
 
         if (!d)
                 return -EINVAL;
         decision_summarize(d, &s);
+        s.act = (uint8_t) act;
         return decision_summary_format(&s, buf, size);
 }
 

@@ -224,7 +224,7 @@ void manager_probe(struct manager *m) {
         }
 
         _cleanup_close_ int fd = open(m->cgroup_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        int r = fd >= 0 ? actuate_reclaim_probe(fd, 60, false) : negative_errno();
+        int r = fd >= 0 ? actuate_reclaim_probe(fd, 60) : negative_errno();
         if (r == -ENOENT || r == -EACCES || r == -EPERM || r == -EROFS) {
                 /* No memory.reclaim we may write to: "max" is inferred as in dry-run. */
                 k->reclaim_swappiness = false;
@@ -233,7 +233,7 @@ void manager_probe(struct manager *m) {
         }
         k->reclaim_swappiness = r >= 0;
         k->swappiness_max = k->reclaim_swappiness &&
-                            actuate_reclaim_probe(fd, SWAPPINESS_ANON_ONLY, false) >= 0;
+                            actuate_reclaim_probe(fd, SWAPPINESS_ANON_ONLY) >= 0;
 }
 
 int manager_open_host(struct manager *m) {

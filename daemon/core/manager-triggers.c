@@ -177,13 +177,14 @@ void manager_open_stall_guard(struct manager *m) {
 
 void manager_stall_guard_stop(struct manager *m, struct cgroup *cg,
                               const struct actuator_job *j, uint64_t now_usec) {
+        const struct actuator_result *r = actuator_job_result_const(j);
         char sb[32], lb[32];
         char why[128];
         snprintf(why, sizeof why, "reclaim stall (tasks spent %s in reclaim during the job, "
-                 "limit %s; %llu ns)", format_duration(sb, sizeof sb, j->stall_ns / 1000),
-                 format_duration(lb, sizeof lb, j->stall_limit_ns / 1000),
-                 (unsigned long long) j->stall_ns);
-        control_cgroup_note_guard_stall(cg, now_usec, j->stall_ns);
+                 "limit %s; %llu ns)", format_duration(sb, sizeof sb, r->stall_ns / 1000),
+                 format_duration(lb, sizeof lb, actuator_job_limits(j).stall_limit_ns / 1000),
+                 (unsigned long long) r->stall_ns);
+        control_cgroup_note_guard_stall(cg, now_usec, r->stall_ns);
         stop_cgroup(m, cg, now_usec, why, CONTROL_STOP_RECLAIM_STALL, 1);
         m->stall_guard_stops++;
 }
@@ -210,16 +211,18 @@ void manager_open_refault_guard(struct manager *m) {
 
 void manager_refault_guard_stop(struct manager *m, struct cgroup *cg,
                                 const struct actuator_job *j, uint64_t now_usec) {
+        const struct actuator_result *r = actuator_job_result_const(j);
+        uint64_t page_size = actuator_job_page_size(j);
         char rb[32], lb[32], ab[32];
         char why[192];
         snprintf(why, sizeof why, "refault burst (%s of evicted file pages read again during the "
                  "job, limit %s after %s asked; %llu pages back, %llu asked)",
-                 format_bytes(rb, sizeof rb, j->refault_pages * j->page_size),
-                 format_bytes(lb, sizeof lb, j->refault_limit_pages * j->page_size),
-                 format_bytes(ab, sizeof ab, j->asked_bytes),
-                 (unsigned long long) j->refault_pages,
-                 (unsigned long long) (j->asked_bytes / j->page_size));
-        control_cgroup_note_refault_burst(cg, now_usec, j->refault_pages, j->refault_limit_pages);
+                 format_bytes(rb, sizeof rb, r->refault_pages * page_size),
+                 format_bytes(lb, sizeof lb, r->refault_limit_pages * page_size),
+                 format_bytes(ab, sizeof ab, r->asked_bytes),
+                 (unsigned long long) r->refault_pages,
+                 (unsigned long long) (r->asked_bytes / page_size));
+        control_cgroup_note_refault_burst(cg, now_usec, r->refault_pages, r->refault_limit_pages);
         stop_cgroup(m, cg, now_usec, why, CONTROL_STOP_REFAULT_BURST, 1);
         m->refault_guard_stops++;
 }

@@ -297,11 +297,12 @@ static struct cgroup *manager_find(const struct manager *m, uint64_t id) {
 /* The actuation path's completions: the job's cgroup (by id: it may be gone) measures it. */
 static void manager_job_done(struct actuator_job *j, void *userdata) {
         struct manager *m = userdata;
-        struct cgroup *cg = manager_find(m, j->cgroup_id);
+        const struct actuator_result *r = actuator_job_result_const(j);
+        struct cgroup *cg = manager_find(m, actuator_job_cgroup_id(j));
         streams_job_done(m->streams, j);
-        if (cg && j->stall_stopped)
+        if (cg && r->stall_stopped)
                 manager_stall_guard_stop(m, cg, j, now_monotonic_usec());
-        else if (cg && j->refault_stopped)
+        else if (cg && r->refault_stopped)
                 manager_refault_guard_stop(m, cg, j, now_monotonic_usec());
         control_job_done(cg, j, &m->report);
 }
@@ -360,7 +361,8 @@ int manager_reload(struct manager *m, char **ret_error) {
         bool was_dry_run = m->dry_run;
         r = manager_apply_settings(m);
         /* DryRun= turned on: the writes decided before it must not happen either. */
-        actuator_set_dry_run(m->actuator, m->dry_run);
+        if (m->dry_run)
+                actuator_report_only(m->actuator);
         if (r < 0)
                 return r;
         manager_open_lrugen(m);
@@ -798,9 +800,9 @@ static void manager_cycle_input(struct manager *m, uint64_t now_usec,
                 .own_refaults = m->streams ? manager_own_refaults : NULL,
                 .own_refaults_userdata = m->streams,
                 .interval_usec = m->interval_usec,
-                .stall_guard = m->stall_guard && m->config.stall_guard && !m->dry_run,
+                .stall_guard = m->stall_guard && m->config.stall_guard,
                 .idle_profile = m->idle_profile,
-                .refault_guard = m->refault_guard && m->config.refault_guard && !m->dry_run,
+                .refault_guard = m->refault_guard && m->config.refault_guard,
         };
 }
 

@@ -167,7 +167,7 @@ static void log_verdict(struct streams *s, const struct cgroup *cg, struct file_
  * or a negative errno when the file cannot be opened (logged at debug: it was deleted, or the
  * inode reused). */
 static int add_drop(struct streams *s, const struct cgroup *cg, struct file_entry *e,
-                    const struct stream_action *a, bool advise, uint64_t page_size,
+                    const struct stream_action *a, enum act_mode mode, uint64_t page_size,
                     uint64_t crossed_usec, struct actuator_job **job) {
         char path[512];
         int fd = file_open(s, e, path, sizeof path);
@@ -180,7 +180,7 @@ static int add_drop(struct streams *s, const struct cgroup *cg, struct file_entr
                 log_debug_errno(fd, "%s: cannot open %s by handle: %m", cg->name, path);
                 return fd;
         }
-        if (!*job && !(*job = actuator_drop_job_new(cg->id, cg->name, advise))) {
+        if (!*job && !(*job = actuator_drop_job_new(cg->id, cg->name, mode))) {
                 close(fd);
                 return -ENOMEM;
         }
@@ -198,7 +198,8 @@ static int add_drop(struct streams *s, const struct cgroup *cg, struct file_entr
 
 /* Classifies the files of one cgroup and hands its drops to the actuation path as one job,
  * within the bounds (run->held says one held some back). Returns 0 or -ENOMEM. */
-int streams_cgroup(struct streams *s, struct cgroup *cg, bool advise, struct drop_run *run) {
+int streams_cgroup(struct streams *s, struct cgroup *cg, enum act_mode mode,
+                   struct drop_run *run) {
         uint64_t page_size = run->in->caps->page_size;
         struct stream_cgroup scg = { .page_size = page_size, .limit_bytes = UINT64_MAX };
         struct actuator_job *job = NULL;
@@ -284,7 +285,7 @@ int streams_cgroup(struct streams *s, struct cgroup *cg, bool advise, struct dro
                         }
                         uint64_t crossed = e->pending_usec ?: trigger_usec;
                         e->pending_usec = 0;
-                        r = add_drop(s, cg, e, &a, advise, page_size, crossed, &job);
+                        r = add_drop(s, cg, e, &a, mode, page_size, crossed, &job);
                         if (r == -ENOMEM) {
                                 stop = true;
                                 break;
@@ -301,16 +302,20 @@ int streams_cgroup(struct streams *s, struct cgroup *cg, bool advise, struct dro
 }
 
 /* Returns whether the files of cg are classified now (stream protection on, acting, not
- * paused, still there), and in *ret_advise whether its drops are only reported. */
+ * paused, still there), and in *ret_mode what its drops do (act_mode_decide()). */
 bool streams_cgroup_protected(const struct cgroup *cg, const struct cycle_input *in,
-                              bool *ret_advise) {
+                              enum act_mode *ret_mode) {
         const struct policy *p = cg->policy;
         if (in->paused_all || p->mode == POLICY_MODE_OFF ||
             p->stream_protection == STREAM_PROTECTION_NO || cg->vanished ||
             control_cgroup_paused(cg))
                 return false; /* Pause() stops every action, this one too */
-        *ret_advise = in->dry_run || p->mode == POLICY_MODE_ADVISE ||
-                      p->stream_protection == STREAM_PROTECTION_ADVISE;
+        *ret_mode = act_mode_decide(&(const struct act_facts) {
+                .subject = ACT_SUBJECT_DROPS,
+                .dry_run = in->dry_run,
+                .mode = p->mode,
+                .stream_protection = p->stream_protection,
+        });
         return true;
 }
 

@@ -53,8 +53,8 @@ int streams_retry_add(struct streams *s, uint64_t id) {
 
 /* Whether the fast path acts on cg's crossings. */
 static bool cgroup_watched(const struct cgroup *cg, const struct cycle_input *in) {
-        bool advise;
-        return streams_cgroup_protected(cg, in, &advise);
+        enum act_mode mode;
+        return streams_cgroup_protected(cg, in, &mode);
 }
 
 /* Whether the insertions into cg's files are counted (streams_track_update()). */
@@ -243,8 +243,8 @@ int streams_fast(struct streams *s, const struct cycle_input *in, struct cgroup 
                 return -ENOMEM;
         size_t n_dirty = 0;
         for (size_t i = 0; i < n_cgroups; i++) {
-                bool advise;
-                if (!streams_cgroup_protected(cgroups[i], in, &advise))
+                enum act_mode mode;
+                if (!streams_cgroup_protected(cgroups[i], in, &mode))
                         continue;
                 bool retry = s->n_retry > 0 && bsearch(&cgroups[i]->id, s->retry_ids, s->n_retry,
                                                        sizeof *s->retry_ids, u64_cmp);
@@ -261,11 +261,11 @@ int streams_fast(struct streams *s, const struct cycle_input *in, struct cgroup 
                                 .pending_files = actuator_pending_drop_files(act) };
         for (size_t i = 0; i < n_dirty && r >= 0; i++) {
                 struct cgroup *cg = dirty[i];
-                bool advise;
-                (void) streams_cgroup_protected(cg, in, &advise);
+                enum act_mode mode;
+                (void) streams_cgroup_protected(cg, in, &mode);
                 run.held = actuator_pending(act) >= ACTUATOR_MAX_QUEUED;
                 if (!run.held)
-                        r = streams_cgroup(s, cg, advise, &run);
+                        r = streams_cgroup(s, cg, mode, &run);
                 if (r == 0 && run.held)
                         r = streams_retry_add(s, cg->id);
         }
@@ -295,13 +295,14 @@ const uint64_t streams_latency_bounds_usec[STREAMS_LATENCY_BUCKETS] = {
 };
 
 void streams_job_done(struct streams *s, const struct actuator_job *j) {
-        if (!s || j->kind != ACTUATOR_JOB_DROP)
+        if (!s || actuator_job_kind(j) != ACTUATOR_JOB_DROP)
                 return;
-        for (size_t i = 0; i < j->n_drops; i++) {
-                const struct actuator_drop *d = &j->drops[i];
-                if (d->error < 0 || !d->crossed_usec || j->finished_usec < d->crossed_usec)
+        uint64_t finished = actuator_job_result_const(j)->finished_usec;
+        for (size_t i = 0; i < actuator_job_n_drops(j); i++) {
+                const struct actuator_drop *d = actuator_job_drop(j, i);
+                if (d->error < 0 || !d->crossed_usec || finished < d->crossed_usec)
                         continue;
-                uint64_t lat = j->finished_usec - d->crossed_usec;
+                uint64_t lat = finished - d->crossed_usec;
                 size_t b = 0;
                 while (b < STREAMS_LATENCY_BUCKETS && lat > streams_latency_bounds_usec[b])
                         b++;

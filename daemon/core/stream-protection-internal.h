@@ -15,6 +15,7 @@
 
 #include "bpf/page-cache-inserts.h"
 #include "mglrud/core/stream-protection.h"
+#include "mglrud/policy/act-mode.h"
 #include "mglrud/policy/stream-classify.h"
 #include "mglrud/shared/token-bucket.h"
 #include "stream-events.h"
@@ -123,13 +124,14 @@ int streams_open_by_handle(const struct streams_key *key, uint32_t generation, c
 void streams_mounts_close(struct streams *s);
 
 /* Returns whether the files of cg are classified now (stream protection on, acting, not
- * paused, still there), and in *ret_advise whether its drops are only reported. */
+ * paused, still there), and in *ret_mode what its drops do (act_mode_decide()). */
 bool streams_cgroup_protected(const struct cgroup *cg, const struct cycle_input *in,
-                              bool *ret_advise);
+                              enum act_mode *ret_mode);
 
 /* Classifies the files of one cgroup and hands its drops to the actuation path as one job,
  * within the bounds (run->held says some were held back). Returns 0 or -ENOMEM. */
-int streams_cgroup(struct streams *s, struct cgroup *cg, bool advise, struct drop_run *run);
+int streams_cgroup(struct streams *s, struct cgroup *cg, enum act_mode mode,
+                   struct drop_run *run);
 
 /* stream-fast.c */
 

@@ -157,11 +157,11 @@ int streams_cycle(struct streams *s, const struct cycle_input *in, struct cgroup
         s->n_retry = 0;
         for (size_t i = 0; i < n_cgroups; i++) {
                 struct cgroup *cg = cgroups[i];
-                bool advise;
-                if (!streams_cgroup_protected(cg, in, &advise))
+                enum act_mode mode;
+                if (!streams_cgroup_protected(cg, in, &mode))
                         continue;
                 run.held = false;
-                r = streams_cgroup(s, cg, advise, &run);
+                r = streams_cgroup(s, cg, mode, &run);
                 if (r == 0 && run.held && s->fast_path)
                         r = streams_retry_add(s, cg->id);
                 if (r < 0)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* actuator.h: the actuation path. Every write mglrud makes to the kernel (lru_gen commands,
- * memory.reclaim, the stream drop) is a job run here, through the write helpers of actuate.h,
- * which alone check dry-run; the results of every job (bytes asked, failures) are counted here
+ * memory.reclaim, the stream drop) is a job run here, through the write helpers of actuate.h.
+ * Whether to write is not decided here: the job carries its mode (act-mode.h), decided once by
+ * its submitter, and the path issues only the writes that mode allows; the results of every job (bytes asked, failures) are counted here
  * and handed back to the event loop for measuring and reporting.
  *
  * With an event loop, one worker thread runs the jobs in order: a 16 MiB eviction to zram took
@@ -16,6 +17,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "mglrud/policy/act-mode.h"
 #include "mglrud/policy/policy.h"
 
 /* Largest single write: 1024 pages (4 MiB with 4 KiB pages). */
@@ -65,64 +67,47 @@ struct actuator_drop {
         int error;              /* result: 0 or the negative errno of the drop */
 };
 
-struct actuator_job {
-        /* input */
-        enum actuator_job_kind kind;
-        uint64_t cgroup_id;
-        char *path;             /* for log lines (the cgroup may be renamed or gone meanwhile) */
-        int dirfd;              /* the cgroup directory, owned by the job, or -1 (drops) */
-        int lrugen_fd;          /* /sys/kernel/debug/lru_gen for writing, owned by the job, or -1 */
-        uint64_t page_size;
-        bool dry_run;
-        const bool *force_dry_run; /* set by actuator_submit(): a reload switched to dry-run */
-        bool advise_ageing;     /* Mode=advise: only the ageing commands, nothing to report */
-        struct decision_summary decision;   /* ACTUATOR_JOB_DECISION: what was decided, with its
-                                             * memory.reclaim writes; its lru_gen commands are
-                                             * cmds (a job holds only those it has) */
-        struct actuator_drop *drops;        /* ACTUATOR_JOB_DROP */
-        size_t n_drops;
-        uint64_t submitted_usec;
-        uint64_t write_started_usec; /* the write in progress began then (0: none); atomic */
-        uint64_t token;         /* the submitter's tag: matches the completion to its owner */
-        /* What the submitter measures the job's effect against (control.c: memory.stat's anon,
-         * file and pgsteal_proactive when it decided; bit k of has_baseline: baseline[k] read):
-         * kept with the job, not with each of thousands of cgroups. */
-        uint64_t baseline[3];
-        uint8_t has_baseline;
-        const struct actuator_stall_source *stall; /* set by actuator_submit(); NULL: none */
-        uint64_t stall_limit_ns; /* the stall guard stops the job when its cgroup's tasks spent
-                                  * more than this in reclaim since it began; 0: no guard */
-        const struct actuator_refault_source *refault; /* set by actuator_submit(); NULL: none */
-        double refault_share;   /* the refault guard stops the job when more pages of its cgroup
-                                 * came back since it began than this share of the pages it asked
-                                 * to reclaim so far; 0: no refault guard */
-
-        /* results */
+/* What a job did, for the owner of the finished job (the done callback's). */
+struct actuator_result {
         unsigned failed;        /* writes that failed (a vanished cgroup is not a failure) */
         int last_error;
         uint64_t asked_bytes;   /* what the eviction/reclaim/drop writes asked for */
         bool vanished;          /* memory.reclaim said the cgroup is gone */
-        bool cancelled;         /* stopped early: by shutdown, actuator_stop_cgroup() or
-                                 * actuator_cancel() */
-        bool stop;              /* actuator_stop_cgroup(), actuator_cancel(): end after the chunk in
-                                 * flight; atomic */
+        bool cancelled;         /* stopped early: by shutdown, actuator_stop_cgroup(),
+                                 * actuator_cancel() or a guard */
         bool stall_stopped;     /* the stall guard ended it (cancelled is set too) */
-        bool has_stall_base;    /* stall_base_ns was read (at the job's first check) */
-        uint64_t stall_base_ns; /* the cgroup's reclaim time when the job began */
-        uint64_t stall_ns;      /* ... and how much it grew until the last check */
+        uint64_t stall_ns;      /* its cgroup's time in reclaim since it began, at the last
+                                 * check */
         bool refault_stopped;   /* the refault guard ended it (cancelled is set too) */
-        bool has_refault_base;  /* refault_base_pages was read (at the job's first check) */
-        uint64_t refault_base_pages; /* the cgroup's own refault count when the job began */
-        uint64_t refault_pages; /* ... and how much it grew until the last check */
+        uint64_t refault_pages; /* its cgroup's own refaults since it began, at the last check */
         uint64_t refault_limit_pages; /* the limit at the last check (refault_share of the
                                        * pages asked by then) */
         uint64_t finished_usec;
-
-        struct actuator_job *next;
-
-        size_t n_cmds;
-        struct lrugen_cmd cmds[];           /* the decision's lru_gen commands, in order */
 };
+
+/* The brakes a decision job runs under (docs/design.md, "Stall guard"), set by its submitter
+ * before actuator_submit(). */
+struct actuator_limits {
+        uint64_t stall_limit_ns; /* the stall guard stops the job when its cgroup's tasks spent
+                                  * more than this in reclaim since it began; 0: no guard */
+        double refault_share;   /* the refault guard stops the job when more pages of its cgroup
+                                 * came back since it began than this share of the pages it asked
+                                 * to reclaim so far; 0: no refault guard */
+};
+
+/* The submitter's record, kept with the job and never read by the actuator: its token (matches
+ * the completion to its owner) and what it measures the job's effect against (control.c:
+ * memory.stat's anon, file and pgsteal_proactive when it decided; bit k of has_baseline:
+ * baseline[k] read). Kept with the job, not with each of thousands of cgroups. */
+struct actuator_tag {
+        uint64_t token;
+        uint64_t baseline[3];
+        uint8_t has_baseline;
+};
+
+/* A job: what to write, in which mode, and what came of it. Private to actuator.c; read
+ * through the accessors below. */
+struct actuator_job;
 
 /* What the actuation path did since start, over every job (for the metrics and the dump). */
 struct actuator_stats {
@@ -132,14 +117,16 @@ struct actuator_stats {
         uint64_t asked_bytes;   /* bytes asked to evict, reclaim or drop */
 };
 
-/* Returns a new decision job for cgroup id with d's summary and commands and dup()s of dirfd
+/* Returns a new decision job for cgroup id in mode (also its summary's act) with d's summary
+ * and commands and dup()s of dirfd
  * and lrugen_fd (-1 allowed), or NULL on OOM or when the descriptors cannot be duplicated. */
 struct actuator_job *actuator_job_new(uint64_t cgroup_id, const char *path, int dirfd,
-                                      int lrugen_fd, uint64_t page_size, bool dry_run,
+                                      int lrugen_fd, uint64_t page_size, enum act_mode mode,
                                       const struct decision *d);
 
-/* Returns a new, empty drop job for cgroup id, or NULL on OOM. */
-struct actuator_job *actuator_drop_job_new(uint64_t cgroup_id, const char *path, bool dry_run);
+/* Returns a new, empty drop job for cgroup id in mode, or NULL on OOM. */
+struct actuator_job *actuator_drop_job_new(uint64_t cgroup_id, const char *path,
+                                           enum act_mode mode);
 
 /* Adds a range of file fd (ownership passes to the job, also on error) to a drop job.
  * Returns 0 or -ENOMEM. */
@@ -149,10 +136,36 @@ int actuator_drop_job_add(struct actuator_job *j, int fd, const char *path,
 /* Frees a job and closes its descriptors. NULL is fine. */
 void actuator_job_free(struct actuator_job *j);
 
-/* Runs every write of the job in order, in chunks of at most ACTUATOR_CHUNK_PAGES, checking
- * *cancel, j->stop, the stall guard (j->stall, j->stall_limit_ns) and the refault guard
- * (j->refault, j->refault_share) before every command and chunk (NULL cancel: never cancelled).
- * Fills in the results. Blocking. */
+/* Returns the job's kind, cgroup id, page size, and mode (as lowered by actuator_report_only()
+ * until it finished). */
+enum actuator_job_kind actuator_job_kind(const struct actuator_job *j);
+uint64_t actuator_job_cgroup_id(const struct actuator_job *j);
+uint64_t actuator_job_page_size(const struct actuator_job *j);
+enum act_mode actuator_job_mode(const struct actuator_job *j);
+
+/* Returns what a decision job was decided with (a drop job's is empty). */
+const struct decision_summary *actuator_job_decision(const struct actuator_job *j);
+
+/* Returns the number of ranges of a drop job, and range i (< that number). */
+size_t actuator_job_n_drops(const struct actuator_job *j);
+const struct actuator_drop *actuator_job_drop(const struct actuator_job *j, size_t i);
+
+/* Returns the job's results: final once it is handed to done (the owner may amend them). */
+struct actuator_result *actuator_job_result(struct actuator_job *j);
+const struct actuator_result *actuator_job_result_const(const struct actuator_job *j);
+
+/* Returns the submitter's record of the job. */
+struct actuator_tag *actuator_job_tag(struct actuator_job *j);
+const struct actuator_tag *actuator_job_tag_const(const struct actuator_job *j);
+
+/* Sets the brakes of a decision job (before actuator_submit()), and returns them. */
+void actuator_job_set_limits(struct actuator_job *j, const struct actuator_limits *l);
+struct actuator_limits actuator_job_limits(const struct actuator_job *j);
+
+/* Runs every write of the job that its mode allows in order, in chunks of at most
+ * ACTUATOR_CHUNK_PAGES, checking *cancel, actuator_stop_cgroup()/actuator_cancel(), the stall
+ * guard and the refault guard (the job's limits, the actuator's sources) before every command
+ * and chunk (NULL cancel: never cancelled). Fills in the results. Blocking. */
 void actuator_run_job(struct actuator_job *j, const bool *cancel);
 
 /* Called on the event loop's thread for every finished job; it takes ownership of the job. */
@@ -197,9 +210,9 @@ void actuator_set_stall_source(struct actuator *a, const struct actuator_stall_s
  * fine. */
 void actuator_set_refault_source(struct actuator *a, const struct actuator_refault_source *src);
 
-/* Makes every queued job, and the rest of the running one, dry-run (or not: jobs submitted
- * with dry_run keep it). For a reload that turns DryRun= on: nothing is written after it. */
-void actuator_set_dry_run(struct actuator *a, bool dry_run);
+/* Lowers every queued job, and the rest of the running one, to ACT_REPORT. For a reload that
+ * turns DryRun= on: nothing is written after it. NULL is fine. */
+void actuator_report_only(struct actuator *a);
 
 /* Returns the number of jobs queued or running. */
 unsigned actuator_pending(struct actuator *a);

@@ -6,13 +6,15 @@
 
 #include "mglrud/policy/policy.h"
 
-/* Formats one human line for the dry-run advice and the journal, e.g.
+/* Formats one human line for the dry-run advice and the journal of decision d done in mode act
+ * (its plan says "would evict …" unless act is ACT_WRITE), e.g.
  * "cold anon 212M file 40M (idle ≥ 2min), cooling anon 10M file 5M; psi some 0.00%; T=2min;
  *  would evict 64M (anon 48M via lru_gen max, file 16M via lru_gen 0): cold-generations".
  * Returns the length it needed (like snprintf; truncated when >= size), or -EINVAL. */
-int decision_format(const struct decision *d, char *buf, size_t size);
+int decision_format(const struct decision *d, enum act_mode act, char *buf, size_t size);
 
 /* The same line from a decision's summary (what the daemon keeps of a cgroup's last decision
- * and what a finished job carries): decision_format(d) == decision_summary_format(summary of d).
+ * and what a finished job carries, with its act): decision_format(d, act) ==
+ * decision_summary_format(summary of d with act).
  * Returns what decision_format() returns. */
 int decision_summary_format(const struct decision_summary *d, char *buf, size_t size);

@@ -292,7 +292,6 @@ struct reclaim_req {
 struct decision {
         enum decision_reason reason;
         uint32_t flags;
-        bool advise;             /* Mode=advise: identical decision, the daemon doesn't write */
 
         /* Commands, to be executed in order (per lruvec: evictions before ageing, because
          * ageing a lruvec that has 4 generations merges its oldest into the next one). */
@@ -324,6 +323,16 @@ struct decision {
         unsigned n_age;                           /* ageing commands */
 };
 
+/* What the daemon does with one cgroup's decision or drops this cycle: decided once, by
+ * act_mode_decide() (act-mode.h), carried by the job, obeyed by the write helpers. */
+enum act_mode {
+        ACT_WRITE,      /* every write decided */
+        ACT_AGE_ONLY,   /* only the lru_gen ageing commands ('+'): Mode=advise, which must age
+                         * for its generations to say anything about idle time */
+        ACT_REPORT,     /* nothing is written: the decision is reported as advice */
+        _ACT_MODE_MAX,
+};
+
 /* What a decision says, without its lru_gen commands: what the daemon keeps of a cgroup's last
  * decision (for the bus, the dump and metrics) and what a finished job reports. */
 struct decision_summary {
@@ -343,7 +352,8 @@ struct decision_summary {
         uint16_t n_cmds;                           /* lru_gen commands */
         uint16_t n_age;                            /* … of which ageing */
         uint8_t n_reclaims;
-        bool advise;
+        uint8_t act;                               /* enum act_mode: what was done with it
+                                                    * (ACT_WRITE from decision_summarize()) */
         bool has_estimates;
         bool has_psi_some;
 };

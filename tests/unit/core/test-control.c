@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The actuation path and the completions: a completion that is not the one the cgroup's state
  * waits for is dropped; a pressure stop during a job keeps the job's end as the last write;
- * actuator_set_dry_run() stops the writes of jobs already queued; drop
+ * actuator_report_only() stops the writes of jobs already queued or running; drop
  * jobs go before queued decisions. */
 #include <errno.h>
 #include <fcntl.h>
@@ -82,14 +82,14 @@ static void test_stale_completion_ignored(void **state) {
         assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
         assert_non_null(captured);
         struct actuator_job *own = captured;
-        assert_true(own->asked_bytes > 0);
+        assert_true(actuator_job_result_const(own)->asked_bytes > 0);
 
         /* The stale job: same cgroup id, submitted for a previous incarnation. */
         struct decision d = reclaim_decision(4096);
-        struct actuator_job *stale = actuator_job_new(cg->id, cg->path, dirfd, -1, 4096, true, &d);
+        struct actuator_job *stale = actuator_job_new(cg->id, cg->path, dirfd, -1, 4096, ACT_REPORT, &d);
         assert_non_null(stale);
         actuator_run_job(stale, NULL);
-        stale->token = own->token + 1000;
+        actuator_job_tag(stale)->token = actuator_job_tag_const(own)->token + 1000;
         control_job_done(cg, stale, &report);
 
         struct control_snapshot snap;
@@ -152,7 +152,7 @@ static void test_stall_during_job(void **state) {
         struct actuator_job *job = captured;
         captured = NULL;
         assert_non_null(job);
-        assert_true(job->asked_bytes > 0);
+        assert_true(actuator_job_result_const(job)->asked_bytes > 0);
         assert_true(control_cgroup_reclaiming(cg, in.now_usec + 1, grace));
 
         /* The trigger fires 500 ms into the job. */
@@ -168,7 +168,7 @@ static void test_stall_during_job(void **state) {
 
         /* Its chunk in flight returns 300 ms later: that is the last write. */
         write_at(dirfd, "memory.stat", "anon 532676608\nfile 536870912\npgsteal_proactive 1024\n");
-        job->finished_usec = stop + 300000;
+        actuator_job_result(job)->finished_usec = stop + 300000;
         control_job_done(cg, job, &report);
         assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
         assert_int_equal(snap.last_write_usec, stop + 300000);
@@ -182,73 +182,6 @@ static void test_stall_during_job(void **state) {
         char cmd[64];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
         assert_int_equal(system(cmd), 0);
-}
-
-struct done_ctx {
-        unsigned n;
-        struct actuator_job *last;
-};
-
-static void on_job_done(struct actuator_job *j, void *userdata) {
-        struct done_ctx *c = userdata;
-        c->n++;
-        actuator_job_free(c->last);
-        c->last = j;
-}
-
-/* Runs one job with dry_run=false through the writer thread against dir/memory.reclaim (a
- * plain file here); returns what the file holds afterwards. */
-static char *run_one(int dirfd, bool force_dry_run) {
-        sd_event *e = NULL;
-        struct actuator *a = NULL;
-        struct done_ctx c = {};
-        assert_int_equal(sd_event_new(&e), 0);
-        assert_int_equal(actuator_new(e, on_job_done, &c, &a), 0);
-        actuator_set_dry_run(a, force_dry_run);
-
-        struct decision d = reclaim_decision(8192);
-        struct actuator_job *j = actuator_job_new(1, "/t", dirfd, -1, 4096, false, &d);
-        assert_non_null(j);
-        assert_int_equal(actuator_submit(a, j), 0);
-        for (int i = 0; i < 100 && c.n == 0; i++)
-                assert_true(sd_event_run(e, 100000) >= 0);
-        assert_int_equal(c.n, 1);
-        assert_int_equal(c.last->failed, 0);
-        assert_int_equal(c.last->asked_bytes, 8192);
-        actuator_job_free(c.last);
-        actuator_free(a);
-        sd_event_unref(e);
-
-        struct read_buf b = {};
-        assert_int_equal(read_full_file_at(dirfd, "memory.reclaim", &b), 0);
-        char *text = strdup(b.data);
-        read_buf_free(&b);
-        return text;
-}
-
-static void test_actuator_dry_run_switch(void **state) {
-        (void) state;
-        char dir[] = "/tmp/mglrud-test-control.XXXXXX";
-        assert_non_null(mkdtemp(dir));
-        int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        assert_true(dirfd >= 0);
-        int fd = openat(dirfd, "memory.reclaim", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-        assert_true(fd >= 0);
-        close(fd);
-
-        /* A reload to DryRun=yes: the job decided before it writes nothing. */
-        char *text = run_one(dirfd, true);
-        assert_string_equal(text, "");
-        free(text);
-
-        /* Otherwise the job writes (the control for the check above). */
-        text = run_one(dirfd, false);
-        assert_string_equal(text, "8192");
-        free(text);
-
-        assert_int_equal(unlinkat(dirfd, "memory.reclaim", 0), 0);
-        close(dirfd);
-        assert_int_equal(rmdir(dir), 0);
 }
 
 /* An actuator whose cgroup directory has a FIFO for memory.reclaim: the worker blocks in the
@@ -276,7 +209,7 @@ static void fifo_jobs_init(struct fifo_jobs *f, actuator_done_fn done, void *use
 
 /* Queues a job of cgroup id with decision d. */
 static void fifo_jobs_submit(struct fifo_jobs *f, uint64_t id, const struct decision *d) {
-        struct actuator_job *j = actuator_job_new(id, "/t", f->dirfd, -1, 4096, false, d);
+        struct actuator_job *j = actuator_job_new(id, "/t", f->dirfd, -1, 4096, ACT_WRITE, d);
         assert_non_null(j);
         assert_int_equal(actuator_submit(f->a, j), 0);
 }
@@ -326,7 +259,7 @@ struct ids_ctx {
 static void on_job_id(struct actuator_job *j, void *userdata) {
         struct ids_ctx *c = userdata;
         if (c->n < ELEMENTSOF(c->ids))
-                c->ids[c->n] = j->cgroup_id;
+                c->ids[c->n] = actuator_job_cgroup_id(j);
         c->n++;
         actuator_job_free(j);
 }
@@ -368,9 +301,9 @@ struct stop_ctx {
 static void on_job_stopped(struct actuator_job *j, void *userdata) {
         struct stop_ctx *c = userdata;
         if (c->n < ELEMENTSOF(c->ids)) {
-                c->ids[c->n] = j->cgroup_id;
-                c->cancelled[c->n] = j->cancelled;
-                c->asked[c->n] = j->asked_bytes;
+                c->ids[c->n] = actuator_job_cgroup_id(j);
+                c->cancelled[c->n] = actuator_job_result_const(j)->cancelled;
+                c->asked[c->n] = actuator_job_result_const(j)->asked_bytes;
         }
         c->n++;
         actuator_job_free(j);
@@ -441,6 +374,39 @@ static void test_actuator_cancel_running(void **state) {
         fifo_jobs_done(&f);
 }
 
+/* actuator_report_only() (a reload turned DryRun= on): the running job ends its writes after
+ * the chunk in flight (one 4 MiB chunk of two), the queued job writes nothing; both are handed
+ * to done, not cancelled, with only what was written counted as asked. The worker is held in
+ * the open of the first chunk. */
+static void test_actuator_report_only(void **state) {
+        struct fifo_jobs f;
+        struct stop_ctx c = {};
+        fifo_jobs_init(&f, on_job_stopped, &c);
+        const uint64_t chunk = (uint64_t) ACTUATOR_CHUNK_PAGES * 4096;
+        struct decision big = reclaim_decision(2 * chunk), small = reclaim_decision(4096);
+        fifo_jobs_submit(&f, 1, &big);
+        fifo_jobs_submit(&f, 2, &small);
+        fifo_jobs_wait_write(&f);
+
+        actuator_report_only(f.a);
+
+        fifo_jobs_release(&f, &c.n, 2);
+        assert_int_equal(c.ids[0], 1);
+        assert_false(c.cancelled[0]);
+        assert_int_equal(c.asked[0], chunk);
+        assert_int_equal(c.ids[1], 2);
+        assert_false(c.cancelled[1]);
+        assert_int_equal(c.asked[1], 0);
+        /* What the kernel got: the chunk in flight, nothing after it. */
+        char buf[128] = "", want[32];
+        ssize_t n = read(f.rd, buf, sizeof buf - 1);
+        assert_true(n > 0);
+        buf[n] = 0;
+        snprintf(want, sizeof want, "%llu", (unsigned long long) chunk);
+        assert_string_equal(buf, want);
+        fifo_jobs_done(&f);
+}
+
 static void on_alarm(int sig) {
         (void) sig;
 }
@@ -460,15 +426,15 @@ static void test_reclaim_interrupted(void **state) {
         struct sigaction sa = { .sa_handler = on_alarm }, old;
         assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
         struct decision d = reclaim_decision(4096);
-        struct actuator_job *j = actuator_job_new(3, "/t", dirfd, -1, 4096, false, &d);
+        struct actuator_job *j = actuator_job_new(3, "/t", dirfd, -1, 4096, ACT_WRITE, &d);
         assert_non_null(j);
         alarm(1);
         actuator_run_job(j, NULL);
         alarm(0);
         assert_int_equal(sigaction(SIGALRM, &old, NULL), 0);
-        assert_int_equal(j->failed, 0);
-        assert_int_equal(j->last_error, 0);
-        assert_false(j->vanished);
+        assert_int_equal(actuator_job_result_const(j)->failed, 0);
+        assert_int_equal(actuator_job_result_const(j)->last_error, 0);
+        assert_false(actuator_job_result_const(j)->vanished);
         actuator_job_free(j);
 
         assert_int_equal(unlinkat(dirfd, "memory.reclaim", 0), 0);
@@ -548,7 +514,7 @@ int main(void) {
                 cmocka_unit_test(test_stale_completion_ignored),
                 cmocka_unit_test(test_job_record_with_first_job),
                 cmocka_unit_test(test_stall_during_job),
-                cmocka_unit_test(test_actuator_dry_run_switch),
+                cmocka_unit_test(test_actuator_report_only),
                 cmocka_unit_test(test_actuator_stop_cgroup),
                 cmocka_unit_test(test_actuator_cancel_running),
                 cmocka_unit_test(test_reclaim_interrupted),

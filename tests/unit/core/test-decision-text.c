@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* decision_format(): the advice line. */
+/* decision_format(): the advice line (and the line of a decision written, ACT_WRITE). */
 #include <errno.h>
 
 #include "mglrud/core/decision-text.h"
@@ -31,14 +31,14 @@ static void test_advice_line(void **unused) {
         prev.has_psi = false;
         state_init_running(&s, &p, &prev);
         d = run(&p, &caps, &s, NULL, &prev);
-        assert_true(decision_format(&d, buf, sizeof(buf)) > 0);
+        assert_true(decision_format(&d, ACT_REPORT, buf, sizeof(buf)) > 0);
         assert_string_equal(buf, "cold anon 212M file 40M (idle ≥ 4min), cooling anon 10M file 5M; "
                                  "psi some n/a; T=4min: warmup [first sample, no psi]");
 
         prev.has_psi = true;
         cur = sample_next(&prev, 10 * SEC);
         d = run(&p, &caps, &s, &prev, &cur);
-        n = decision_format(&d, buf, sizeof(buf));
+        n = decision_format(&d, ACT_REPORT, buf, sizeof(buf));
         assert_string_equal(buf, "cold anon 212M file 40M (idle ≥ 4min), cooling anon 10M file 5M; "
                                  "psi some 0.00%; T=4min; would evict 64M (anon 48M via lru_gen "
                                  "max, file 16M via lru_gen 0); would age 1 lruvec: "
@@ -48,12 +48,11 @@ static void test_advice_line(void **unused) {
         assert_int_equal(n, (int) strlen(buf));
 
         /* snprintf semantics: truncated, still the full length */
-        assert_int_equal(decision_format(&d, buf, 10), n);
+        assert_int_equal(decision_format(&d, ACT_REPORT, buf, 10), n);
         assert_string_equal(buf, "cold anon");
-        assert_int_equal(decision_format(&d, NULL, 0), n);
+        assert_int_equal(decision_format(&d, ACT_REPORT, NULL, 0), n);
 
-        d.advise = false;
-        decision_format(&d, buf, sizeof(buf));
+        decision_format(&d, ACT_WRITE, buf, sizeof(buf)); /* the same decision, written */
         assert_non_null(strstr(buf, "; evicting 64M (anon 48M via lru_gen max, file 16M via "
                                     "lru_gen 0); ageing 1 lruvec: cold-generations"));
 
@@ -62,7 +61,7 @@ static void test_advice_line(void **unused) {
         cur = sample_next(&prev, 10 * SEC);
         cur.psi.some.total_us = prev.psi.some.total_us + 250000; /* 2.5% */
         d = run(&p, &caps, &s, &prev, &cur);
-        decision_format(&d, buf, sizeof(buf));
+        decision_format(&d, ACT_REPORT, buf, sizeof(buf));
         assert_string_equal(buf, "cold anon 200M file 32M (idle ≥ 6min), cooling anon 12M file 8M; "
                                  "psi some 2.50%; T=6min: pressure [T raised]");
 }
@@ -86,7 +85,7 @@ static void test_t_past_horizon(void **unused) {
         prev.n_lruvecs = 1;
         state_init_running(&s, &p, &prev);
         d = run(&p, &caps, &s, NULL, &prev);
-        decision_format(&d, buf, sizeof(buf));
+        decision_format(&d, ACT_REPORT, buf, sizeof(buf));
         assert_string_equal(buf, "cold anon ? file ? (idle ≥ 2.6min not known yet: the oldest "
                                  "generation is idle ≥ 38s, anon 147M file 0), cooling anon 0 file "
                                  "0; psi some n/a; T=2.6min: warmup [first sample]");
@@ -94,7 +93,7 @@ static void test_t_past_horizon(void **unused) {
         lruvec_fill(&v, 42, 0, 10, 2, (uint32_t[]) { 60, 2 }, (uint64_t[]) { 0, 100 },
                     (uint64_t[]) { 0, 0 });
         d = run(&p, &caps, &s, NULL, &prev);
-        decision_format(&d, buf, sizeof(buf));
+        decision_format(&d, ACT_REPORT, buf, sizeof(buf));
         assert_non_null(strstr(buf, "cold anon ? file ? (idle ≥ 2.6min not known yet: no "
                                     "generation older than the youngest holds pages)"));
 }
@@ -117,7 +116,7 @@ static void test_mixed_and_no_swap(void **unused) {
         (void) run(&p, &caps, &s, NULL, &prev);
         cur = sample_next(&prev, 10 * SEC);
         d = run(&p, &caps, &s, &prev, &cur);
-        decision_format(&d, buf, sizeof(buf));
+        decision_format(&d, ACT_WRITE, buf, sizeof(buf));
         assert_non_null(strstr(buf, "; evicting 64M (anon 32M via lru_gen 100, file 32M via "
                                     "lru_gen 0): cold-generations [no "
                                     "swappiness=max: anon as a mixed write]"));
@@ -125,7 +124,7 @@ static void test_mixed_and_no_swap(void **unused) {
         caps = caps_all();
         caps.has_swap = false;
         d = run(&p, &caps, &s, &prev, &cur);
-        decision_format(&d, buf, sizeof(buf));
+        decision_format(&d, ACT_WRITE, buf, sizeof(buf));
         assert_non_null(strstr(buf, "; evicting 40M (file 40M via lru_gen 0)"));
         assert_non_null(strstr(buf, "[cold anon but no swap]"));
 }
@@ -145,20 +144,20 @@ static void test_tmo_line(void **unused) {
         (void) run(&p, &caps, &s, NULL, &prev);
         cur = sample_next(&prev, 6 * SEC);
         d = run(&p, &caps, &s, &prev, &cur);
-        decision_format(&d, buf, sizeof(buf));
+        decision_format(&d, ACT_REPORT, buf, sizeof(buf));
         assert_string_equal(buf, "no lru_gen histogram; psi some 0.00%; T=4min; would reclaim 524K "
                                  "(file 524K via memory.reclaim 0): tmo-step");
 
         p.swappiness = 100;
         d = run(&p, &caps, &s, &prev, &cur);
-        decision_format(&d, buf, sizeof(buf));
+        decision_format(&d, ACT_REPORT, buf, sizeof(buf));
         assert_string_equal(buf, "no lru_gen histogram; psi some 0.00%; T=4min; would reclaim 524K "
                                  "(file 264K via memory.reclaim 0, anon 260K via memory.reclaim "
                                  "max): tmo-step");
 
         caps.swappiness_max = false;
         d = run(&p, &caps, &s, &prev, &cur);
-        decision_format(&d, buf, sizeof(buf));
+        decision_format(&d, ACT_REPORT, buf, sizeof(buf));
         assert_non_null(strstr(buf, "would reclaim 524K (anon 260K + file 264K via memory.reclaim "
                                     "100): tmo-step"));
 }
@@ -167,11 +166,11 @@ static void test_mode_off_and_invalid(void **unused) {
         struct decision d = { .reason = DECISION_NONE_MODE_OFF };
         char buf[64];
 
-        assert_int_equal(decision_format(&d, buf, sizeof(buf)), 21);
+        assert_int_equal(decision_format(&d, ACT_REPORT, buf, sizeof(buf)), 21);
         assert_string_equal(buf, "not managed: mode-off");
         d.reason = _DECISION_REASON_MAX;
-        assert_int_equal(decision_format(&d, buf, sizeof(buf)), -EINVAL);
-        assert_int_equal(decision_format(NULL, buf, sizeof(buf)), -EINVAL);
+        assert_int_equal(decision_format(&d, ACT_REPORT, buf, sizeof(buf)), -EINVAL);
+        assert_int_equal(decision_format(NULL, ACT_REPORT, buf, sizeof(buf)), -EINVAL);
 }
 
 int main(void) {

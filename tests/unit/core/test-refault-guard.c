@@ -68,9 +68,9 @@ static struct actuator_job *run_guarded(struct fake_refaults *f, double share) {
         struct decision d = { .n_reclaims = 1 };
         d.reclaims[0].bytes = 8 * CHUNK;
         d.reclaims[0].swappiness = 0;
-        struct actuator_job *j = actuator_job_new(f->cgroup_id, "/t", dirfd, -1, 4096, false, &d);
+        struct actuator_job *j = actuator_job_new(f->cgroup_id, "/t", dirfd, -1, 4096, ACT_WRITE, &d);
         assert_non_null(j);
-        j->refault_share = share;
+        actuator_job_set_limits(j, &(struct actuator_limits) { .refault_share = share });
         done_job = NULL;
         assert_int_equal(actuator_submit(a, j), 0);
         assert_non_null(done_job);
@@ -89,12 +89,12 @@ static void test_burst_stops_within_one_chunk(void **state) {
         const uint64_t pages[] = { 1000, 1000, 1010, 1600 };
         struct fake_refaults f = { .cgroup_id = 42, .pages = pages, .n_pages = ELEMENTSOF(pages) };
         struct actuator_job *j = run_guarded(&f, 0.25);
-        assert_true(j->refault_stopped);
-        assert_true(j->cancelled);
-        assert_false(j->stall_stopped);
-        assert_int_equal(j->asked_bytes, 2 * CHUNK);
-        assert_int_equal(j->refault_pages, 600);
-        assert_int_equal(j->refault_limit_pages, 512);
+        assert_true(actuator_job_result_const(j)->refault_stopped);
+        assert_true(actuator_job_result_const(j)->cancelled);
+        assert_false(actuator_job_result_const(j)->stall_stopped);
+        assert_int_equal(actuator_job_result_const(j)->asked_bytes, 2 * CHUNK);
+        assert_int_equal(actuator_job_result_const(j)->refault_pages, 600);
+        assert_int_equal(actuator_job_result_const(j)->refault_limit_pages, 512);
         assert_int_equal(f.reads, 4);
         actuator_job_free(j);
 }
@@ -108,11 +108,11 @@ static void test_under_limit_goes_on(void **state) {
                                    5 + 1792 };
         struct fake_refaults f = { .cgroup_id = 9, .pages = pages, .n_pages = ELEMENTSOF(pages) };
         struct actuator_job *j = run_guarded(&f, 0.25);
-        assert_false(j->refault_stopped);
-        assert_false(j->cancelled);
-        assert_int_equal(j->asked_bytes, 8 * CHUNK);
-        assert_int_equal(j->refault_pages, 1792);
-        assert_int_equal(j->refault_limit_pages, 1792);
+        assert_false(actuator_job_result_const(j)->refault_stopped);
+        assert_false(actuator_job_result_const(j)->cancelled);
+        assert_int_equal(actuator_job_result_const(j)->asked_bytes, 8 * CHUNK);
+        assert_int_equal(actuator_job_result_const(j)->refault_pages, 1792);
+        assert_int_equal(actuator_job_result_const(j)->refault_limit_pages, 1792);
         assert_int_equal(f.reads, 9);
         actuator_job_free(j);
 
@@ -120,8 +120,8 @@ static void test_under_limit_goes_on(void **state) {
         const uint64_t burst[] = { 0, UINT64_C(1) << 40 };
         f = (struct fake_refaults) { .cgroup_id = 9, .pages = burst, .n_pages = ELEMENTSOF(burst) };
         j = run_guarded(&f, 0);
-        assert_false(j->refault_stopped);
-        assert_int_equal(j->asked_bytes, 8 * CHUNK);
+        assert_false(actuator_job_result_const(j)->refault_stopped);
+        assert_int_equal(actuator_job_result_const(j)->asked_bytes, 8 * CHUNK);
         assert_int_equal(f.reads, 0);
         actuator_job_free(j);
 }
@@ -132,9 +132,9 @@ static void test_read_error_skips(void **state) {
         struct fake_refaults f = { .cgroup_id = 7, .pages = pages, .n_pages = ELEMENTSOF(pages),
                                    .error = -EBADF };
         struct actuator_job *j = run_guarded(&f, 0.25);
-        assert_false(j->refault_stopped);
-        assert_false(j->cancelled);
-        assert_int_equal(j->asked_bytes, 8 * CHUNK);
+        assert_false(actuator_job_result_const(j)->refault_stopped);
+        assert_false(actuator_job_result_const(j)->cancelled);
+        assert_int_equal(actuator_job_result_const(j)->asked_bytes, 8 * CHUNK);
         assert_true(f.reads > 1);
         actuator_job_free(j);
 }
@@ -172,12 +172,12 @@ static void test_cycle_share_and_stop(void **state) {
         in.now_usec += 2000000;
         assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
         assert_non_null(captured);
-        assert_true(captured->decision.planned_bytes[LRUGEN_FILE] > 0);
+        assert_true(actuator_job_decision(captured)->planned_bytes[LRUGEN_FILE] > 0);
         struct decision d = {};
-        memcpy(d.planned_bytes, captured->decision.planned_bytes, sizeof d.planned_bytes);
-        assert_true(captured->refault_share > 0);
-        assert_true(captured->refault_share == control_refault_guard_share(&d));
-        assert_int_equal(captured->stall_limit_ns, 0);
+        memcpy(d.planned_bytes, actuator_job_decision(captured)->planned_bytes, sizeof d.planned_bytes);
+        assert_true(actuator_job_limits(captured).refault_share > 0);
+        assert_true(actuator_job_limits(captured).refault_share == control_refault_guard_share(&d));
+        assert_int_equal(actuator_job_limits(captured).stall_limit_ns, 0);
 
         control_cgroup_note_refault_burst(cg, in.now_usec, 600, 512);
         control_cgroup_note_stall(cg, in.now_usec, 1, CONTROL_STOP_REFAULT_BURST);
@@ -200,8 +200,8 @@ static void test_cycle_share_and_stop(void **state) {
                 in.now_usec += 10000000;
         }
         assert_non_null(captured);
-        assert_true(captured->decision.planned_bytes[LRUGEN_FILE] > 0);
-        assert_true(captured->refault_share == 0);
+        assert_true(actuator_job_decision(captured)->planned_bytes[LRUGEN_FILE] > 0);
+        assert_true(actuator_job_limits(captured).refault_share == 0);
         actuator_job_free(TAKE_PTR(captured));
 
         actuator_free(act);

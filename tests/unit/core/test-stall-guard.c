@@ -67,9 +67,9 @@ static struct actuator_job *run_guarded(const char *dir, struct fake_stall *f, u
         struct decision d = { .n_reclaims = 1 };
         d.reclaims[0].bytes = 8 * CHUNK;
         d.reclaims[0].swappiness = -1;
-        struct actuator_job *j = actuator_job_new(f->cgroup_id, "/t", dirfd, -1, 4096, false, &d);
+        struct actuator_job *j = actuator_job_new(f->cgroup_id, "/t", dirfd, -1, 4096, ACT_WRITE, &d);
         assert_non_null(j);
-        j->stall_limit_ns = limit;
+        actuator_job_set_limits(j, &(struct actuator_limits) { .stall_limit_ns = limit });
         done_job = NULL;
         assert_int_equal(actuator_submit(a, j), 0);
         assert_non_null(done_job);
@@ -87,10 +87,10 @@ static void test_burst_stops_within_one_chunk(void **state) {
         const uint64_t ns[] = { 7000000, 7000000, 9000000, 67000001 };
         struct fake_stall f = { .cgroup_id = 42, .ns = ns, .n_ns = ELEMENTSOF(ns) };
         struct actuator_job *j = run_guarded(dir, &f, LIMIT_NS);
-        assert_true(j->stall_stopped);
-        assert_true(j->cancelled);
-        assert_int_equal(j->asked_bytes, 2 * CHUNK);
-        assert_int_equal(j->stall_ns, 60000001);
+        assert_true(actuator_job_result_const(j)->stall_stopped);
+        assert_true(actuator_job_result_const(j)->cancelled);
+        assert_int_equal(actuator_job_result_const(j)->asked_bytes, 2 * CHUNK);
+        assert_int_equal(actuator_job_result_const(j)->stall_ns, 60000001);
         assert_int_equal(f.reads, 4);
         actuator_job_free(j);
 
@@ -98,10 +98,10 @@ static void test_burst_stops_within_one_chunk(void **state) {
         const uint64_t at[] = { 0, LIMIT_NS };
         f = (struct fake_stall) { .cgroup_id = 42, .ns = at, .n_ns = ELEMENTSOF(at) };
         j = run_guarded(dir, &f, LIMIT_NS);
-        assert_false(j->stall_stopped);
-        assert_false(j->cancelled);
-        assert_int_equal(j->asked_bytes, 8 * CHUNK);
-        assert_int_equal(j->stall_ns, LIMIT_NS);
+        assert_false(actuator_job_result_const(j)->stall_stopped);
+        assert_false(actuator_job_result_const(j)->cancelled);
+        assert_int_equal(actuator_job_result_const(j)->asked_bytes, 8 * CHUNK);
+        assert_int_equal(actuator_job_result_const(j)->stall_ns, LIMIT_NS);
         actuator_job_free(j);
 
         char cmd[64];
@@ -116,17 +116,17 @@ static void test_no_limit_or_unreadable(void **state) {
         const uint64_t ns[] = { 0, UINT64_C(1) << 40 };
         struct fake_stall f = { .cgroup_id = 7, .ns = ns, .n_ns = ELEMENTSOF(ns) };
         struct actuator_job *j = run_guarded(dir, &f, 0);
-        assert_false(j->stall_stopped);
-        assert_int_equal(j->asked_bytes, 8 * CHUNK);
+        assert_false(actuator_job_result_const(j)->stall_stopped);
+        assert_int_equal(actuator_job_result_const(j)->asked_bytes, 8 * CHUNK);
         assert_int_equal(f.reads, 0);
         actuator_job_free(j);
 
         f = (struct fake_stall) { .cgroup_id = 7, .ns = ns, .n_ns = ELEMENTSOF(ns),
                                   .error = -EBADF };
         j = run_guarded(dir, &f, LIMIT_NS);
-        assert_false(j->stall_stopped);
-        assert_false(j->cancelled);
-        assert_int_equal(j->asked_bytes, 8 * CHUNK);
+        assert_false(actuator_job_result_const(j)->stall_stopped);
+        assert_false(actuator_job_result_const(j)->cancelled);
+        assert_int_equal(actuator_job_result_const(j)->asked_bytes, 8 * CHUNK);
         assert_true(f.reads > 1);
         actuator_job_free(j);
 
@@ -161,7 +161,7 @@ static void test_cycle_limit_and_guard_stop(void **state) {
         uint64_t want = policy_trigger_stall_usec(cg->policy->pressure_target, in.interval_usec,
                                                   PRESSURE_TRIGGER_WINDOW_USEC) * 1000;
         assert_true(want > 0);
-        assert_int_equal(captured->stall_limit_ns, want);
+        assert_int_equal(actuator_job_limits(captured).stall_limit_ns, want);
 
         control_cgroup_note_guard_stall(cg, in.now_usec, want + 1);
         control_cgroup_note_stall(cg, in.now_usec, 1, CONTROL_STOP_RECLAIM_STALL);
@@ -184,7 +184,7 @@ static void test_cycle_limit_and_guard_stop(void **state) {
                 in.now_usec += 10000000;
         }
         assert_non_null(captured);
-        assert_int_equal(captured->stall_limit_ns, 0);
+        assert_int_equal(actuator_job_limits(captured).stall_limit_ns, 0);
         actuator_job_free(TAKE_PTR(captured));
 
         actuator_free(act);

@@ -201,13 +201,13 @@ static void test_stream_dropped_behind_reader(void **state) {
         /* Read up to 40M: [0, 40M - 16M margin) goes. */
         struct actuator_job *j = cycle(s, cg, 40 * MiB, false, false);
         assert_non_null(j);
-        assert_int_equal(j->kind, ACTUATOR_JOB_DROP);
-        assert_int_equal(j->n_drops, 1);
-        assert_int_equal(j->drops[0].offset, 0);
-        assert_int_equal(j->drops[0].length, 24 * MiB);
-        assert_int_equal(j->drops[0].error, 0);
-        assert_int_equal(j->failed, 0);
-        assert_int_equal(j->asked_bytes, 24 * MiB);
+        assert_int_equal(actuator_job_kind(j), ACTUATOR_JOB_DROP);
+        assert_int_equal(actuator_job_n_drops(j), 1);
+        assert_int_equal(actuator_job_drop(j, 0)->offset, 0);
+        assert_int_equal(actuator_job_drop(j, 0)->length, 24 * MiB);
+        assert_int_equal(actuator_job_drop(j, 0)->error, 0);
+        assert_int_equal(actuator_job_result_const(j)->failed, 0);
+        assert_int_equal(actuator_job_result_const(j)->asked_bytes, 24 * MiB);
         control_job_done(cg, j, NULL);
         assert_true(resident_pages(24 * MiB / PAGE) < 24 * MiB / PAGE / 8);
         assert_true(resident_pages(FILE_BYTES / PAGE) > before - 24 * MiB / PAGE - 256);
@@ -220,8 +220,8 @@ static void test_stream_dropped_behind_reader(void **state) {
         /* The reader moved on to 44M: only [24M, 28M) is new. */
         j = cycle(s, cg, 44 * MiB, false, false);
         assert_non_null(j);
-        assert_int_equal(j->drops[0].offset, 24 * MiB);
-        assert_int_equal(j->drops[0].length, 4 * MiB);
+        assert_int_equal(actuator_job_drop(j, 0)->offset, 24 * MiB);
+        assert_int_equal(actuator_job_drop(j, 0)->length, 4 * MiB);
         control_job_done(cg, j, NULL);
         assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
         assert_int_equal(snap.stream_files, 1); /* the same file */
@@ -238,8 +238,10 @@ static void test_dry_run_and_advise_drop_nothing(void **state) {
         /* --dry-run: a job that says "would drop" and drops nothing. */
         struct actuator_job *j = cycle(s, cg, 40 * MiB, true, false);
         assert_non_null(j);
-        assert_true(j->dry_run);
-        assert_int_equal(j->asked_bytes, 24 * MiB);
+        assert_int_equal(actuator_job_mode(j), ACT_REPORT);
+        assert_int_equal(actuator_job_n_drops(j), 1);
+        assert_int_equal(actuator_job_drop(j, 0)->length, 24 * MiB);
+        assert_int_equal(actuator_job_result_const(j)->asked_bytes, 0); /* nothing asked of the kernel */
         control_job_done(cg, j, NULL);
         assert_int_equal(resident_pages(24 * MiB / PAGE), before);
 
@@ -247,7 +249,7 @@ static void test_dry_run_and_advise_drop_nothing(void **state) {
         test_policy_of(cg)->stream_protection = STREAM_PROTECTION_ADVISE;
         j = cycle(s, cg, 44 * MiB, false, false);
         assert_non_null(j);
-        assert_true(j->dry_run);
+        assert_int_equal(actuator_job_mode(j), ACT_REPORT);
         control_job_done(cg, j, NULL);
         assert_int_equal(resident_pages(24 * MiB / PAGE), before);
 
@@ -361,18 +363,18 @@ static void test_fast_path_drops_between_cycles(void **state) {
         struct actuator_job *j = fast(s, cg, crossed + 20000, false, &r);
         assert_int_equal(r, 0);
         assert_non_null(j);
-        assert_false(j->dry_run);
-        assert_int_equal(j->n_drops, 1);
-        assert_int_equal(j->drops[0].offset, 0);
-        assert_int_equal(j->drops[0].length, 24 * MiB);
-        assert_int_equal(j->drops[0].crossed_usec, crossed);
-        assert_int_equal(j->drops[0].error, 0);
+        assert_int_equal(actuator_job_mode(j), ACT_WRITE);
+        assert_int_equal(actuator_job_n_drops(j), 1);
+        assert_int_equal(actuator_job_drop(j, 0)->offset, 0);
+        assert_int_equal(actuator_job_drop(j, 0)->length, 24 * MiB);
+        assert_int_equal(actuator_job_drop(j, 0)->crossed_usec, crossed);
+        assert_int_equal(actuator_job_drop(j, 0)->error, 0);
         streams_job_done(s, j);
         struct streams_stats st = streams_get_stats(s);
         assert_true(st.fast_path);
         assert_int_equal(st.crossings, 2);
         assert_int_equal(st.latency_count, 1);
-        assert_int_equal(st.latency_sum_usec, j->finished_usec - crossed);
+        assert_int_equal(st.latency_sum_usec, actuator_job_result_const(j)->finished_usec - crossed);
         control_job_done(cg, j, NULL);
 
         /* Nothing new reported: nothing to do. The cycle then finds the range handed on. */
@@ -384,9 +386,9 @@ static void test_fast_path_drops_between_cycles(void **state) {
         assert_int_equal(streams_feed_events(s, &key, &v, 1), 0);
         j = fast(s, cg, crossed + USEC_PER_SEC + 5000, true, &r);
         assert_non_null(j);
-        assert_true(j->dry_run);
-        assert_int_equal(j->drops[0].offset, 24 * MiB);
-        assert_int_equal(j->drops[0].length, 4 * MiB);
+        assert_int_equal(actuator_job_mode(j), ACT_REPORT);
+        assert_int_equal(actuator_job_drop(j, 0)->offset, 24 * MiB);
+        assert_int_equal(actuator_job_drop(j, 0)->length, 4 * MiB);
         actuator_job_free(j);
 
         /* Off: crossings are ignored. */
@@ -441,9 +443,9 @@ static void test_fast_path_inflow_of_last_interval(void **state) {
         assert_int_equal(streams_feed_events(s, keys, vals, 5), 0);
         struct actuator_job *j = fast(s, cg, t0 + 19 * USEC_PER_SEC + 500000, false, &r);
         assert_non_null(j);
-        assert_int_equal(j->n_drops, 65);
-        for (size_t i = 0; i < j->n_drops; i++)
-                assert_true(j->drops[i].small_file);
+        assert_int_equal(actuator_job_n_drops(j), 65);
+        for (size_t i = 0; i < actuator_job_n_drops(j); i++)
+                assert_true(actuator_job_drop(j, i)->small_file);
         actuator_job_free(j);
 }
 
@@ -466,7 +468,7 @@ static void test_fast_path_inflow_across_cycle(void **state) {
         assert_int_equal(streams_feed_events(s, keys, vals, 70), 0);
         struct actuator_job *j = fast(s, cg, t0 + 5 * USEC_PER_SEC, false, &r);
         assert_non_null(j);
-        assert_int_equal(j->n_drops, 70);
+        assert_int_equal(actuator_job_n_drops(j), 70);
         control_job_done(cg, j, NULL);
         assert_null(cycle_at(s, cg, t0 + 10 * USEC_PER_SEC, keys, vals, 70));
 
@@ -476,9 +478,9 @@ static void test_fast_path_inflow_across_cycle(void **state) {
         j = fast(s, cg, crossed, false, &r);
         assert_non_null(j);
         assert_int_equal(r, 0);
-        assert_int_equal(j->n_drops, 1);
-        assert_true(j->drops[0].small_file);
-        assert_int_equal(j->drops[0].crossed_usec, crossed);
+        assert_int_equal(actuator_job_n_drops(j), 1);
+        assert_true(actuator_job_drop(j, 0)->small_file);
+        assert_int_equal(actuator_job_drop(j, 0)->crossed_usec, crossed);
         control_job_done(cg, j, NULL);
 }
 
@@ -513,13 +515,13 @@ static void test_fast_path_budget(void **state) {
                         continue;
                 }
                 assert_non_null(j);
-                assert_int_equal(j->n_drops, runs[k].n);
-                for (size_t i = 0; i < j->n_drops; i++) {
-                        assert_true(j->drops[i].small_file);
-                        assert_int_equal(j->drops[i].length, 64 * 1024);
-                        assert_int_equal(j->drops[i].crossed_usec, t1);
+                assert_int_equal(actuator_job_n_drops(j), runs[k].n);
+                for (size_t i = 0; i < actuator_job_n_drops(j); i++) {
+                        assert_true(actuator_job_drop(j, i)->small_file);
+                        assert_int_equal(actuator_job_drop(j, i)->length, 64 * 1024);
+                        assert_int_equal(actuator_job_drop(j, i)->crossed_usec, t1);
                 }
-                total += j->n_drops;
+                total += actuator_job_n_drops(j);
                 control_job_done(cg, j, NULL);
         }
         assert_int_equal(total, 1200);
@@ -536,14 +538,14 @@ static void test_fast_path_budget(void **state) {
         j = fast(s, cg, t0 + 3500000, false, &r);
         assert_non_null(j);
         assert_int_equal(r, 1);
-        assert_int_equal(j->drops[0].offset, 0);
-        assert_int_equal(j->drops[0].length, 1024 * MiB);
+        assert_int_equal(actuator_job_drop(j, 0)->offset, 0);
+        assert_int_equal(actuator_job_drop(j, 0)->length, 1024 * MiB);
         actuator_job_free(j);
         j = fast(s, cg, t0 + 4600000, false, &r);
         assert_non_null(j);
         assert_int_equal(r, 0);
-        assert_int_equal(j->drops[0].offset, 1024 * MiB);
-        assert_int_equal(j->drops[0].length, 1024 * MiB);
+        assert_int_equal(actuator_job_drop(j, 0)->offset, 1024 * MiB);
+        assert_int_equal(actuator_job_drop(j, 0)->length, 1024 * MiB);
         actuator_job_free(j);
 }
 
@@ -554,8 +556,8 @@ struct count_ctx {
 static void count_done(struct actuator_job *j, void *userdata) {
         struct count_ctx *c = userdata;
         c->jobs++;
-        if (j->kind == ACTUATOR_JOB_DROP)
-                c->drops += (unsigned) j->n_drops;
+        if (actuator_job_kind(j) == ACTUATOR_JOB_DROP)
+                c->drops += (unsigned) actuator_job_n_drops(j);
         actuator_job_free(j);
 }
 
@@ -579,7 +581,7 @@ static void submit_decision(struct actuator *act, uint64_t id, int dirfd) {
         struct decision d = { .n_reclaims = 1 };
         d.reclaims[0].bytes = 4096;
         d.reclaims[0].swappiness = -1;
-        struct actuator_job *j = actuator_job_new(id, "/q", dirfd, -1, PAGE, false, &d);
+        struct actuator_job *j = actuator_job_new(id, "/q", dirfd, -1, PAGE, ACT_WRITE, &d);
         assert_non_null(j);
         assert_int_equal(actuator_submit(act, j), 0);
 }
@@ -609,7 +611,7 @@ static void test_cycle_after_fast_path(void **state) {
         assert_null(fast(s, cg, t0 + USEC_PER_SEC, false, &r));
         struct actuator_job *j = cycle_at(s, cg, t0 + 10 * USEC_PER_SEC, keys, vals, 65);
         assert_non_null(j);
-        assert_int_equal(j->n_drops, 65);
+        assert_int_equal(actuator_job_n_drops(j), 65);
         actuator_job_free(j);
 }
 
@@ -653,8 +655,8 @@ static void test_fast_path_table_full(void **state) {
         assert_int_equal(streams_feed_events(s, &key, &v, 1), 0);
         struct actuator_job *j = fast(s, cg, t0 + 2 * USEC_PER_SEC, false, &r);
         assert_non_null(j);
-        assert_int_equal(j->n_drops, 1);
-        assert_int_equal(j->drops[0].length, 24 * MiB);
+        assert_int_equal(actuator_job_n_drops(j), 1);
+        assert_int_equal(actuator_job_drop(j, 0)->length, 24 * MiB);
         actuator_job_free(j);
         assert_int_equal(streams_get_stats(s).crossings, STREAM_EVENTS_BATCH + 17);
 

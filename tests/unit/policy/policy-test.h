@@ -139,7 +139,6 @@ static inline struct host_limits host_limits_default(void) {
 static inline void assert_decision_equal(const struct decision *a, const struct decision *b) {
         assert_int_equal(a->reason, b->reason);
         assert_int_equal(a->flags, b->flags);
-        assert_int_equal(a->advise, b->advise);
         assert_int_equal(a->n_cmds, b->n_cmds);
         for (size_t i = 0; i < a->n_cmds; i++) {
                 const struct lrugen_cmd *x = &a->cmds[i], *y = &b->cmds[i];

@@ -232,7 +232,6 @@ static void test_steady_cold_set(void **unused) {
         assert_int_equal(d.hot_bytes, 3000 * TEST_PAGE_SIZE);
         assert_int_equal(d.floor_bytes, 3000 * TEST_PAGE_SIZE);
         assert_int_equal(d.cold_age_usec, 240 * SEC);
-        assert_false(d.advise);
 }
 
 static void test_evict_before_age(void **unused) {
