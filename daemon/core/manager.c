@@ -949,14 +949,8 @@ void manager_cgroup_snapshot(const struct manager *m, const struct cgroup *cg,
                                    &ret->reclaim_stall_count) >= 0;
 }
 
-int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,
-                      struct control_snapshot **ret_snaps, size_t *ret_n) {
-        struct control_snapshot *s = calloc(MAX(m->n_cgroups, (size_t) 1), sizeof *s);
-        if (!s)
-                return -ENOMEM;
-        for (size_t i = 0; i < m->n_cgroups; i++)
-                manager_cgroup_snapshot(m, m->cgroups[i], &s[i]);
-        *ret_stats = (struct daemon_stats) {
+void manager_daemon_stats(const struct manager *m, struct daemon_stats *ret) {
+        *ret = (struct daemon_stats) {
                 .cycles = m->cycles,
                 .n_cgroups = m->n_cgroups,
                 .cycle_usec = m->last_cycle_usec,
@@ -973,6 +967,16 @@ int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,
                 .streams = streams_get_stats(m->streams),
                 .host_idle = &m->host_idle,
         };
+}
+
+int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,
+                      struct control_snapshot **ret_snaps, size_t *ret_n) {
+        struct control_snapshot *s = calloc(MAX(m->n_cgroups, (size_t) 1), sizeof *s);
+        if (!s)
+                return -ENOMEM;
+        for (size_t i = 0; i < m->n_cgroups; i++)
+                manager_cgroup_snapshot(m, m->cgroups[i], &s[i]);
+        manager_daemon_stats(m, ret_stats);
         *ret_snaps = s;
         *ret_n = m->n_cgroups;
         return 0;

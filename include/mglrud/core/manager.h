@@ -148,19 +148,13 @@ struct manager {
 
 /* Daemon-wide figures that go with the per-cgroup snapshots (metrics, dump). */
 struct daemon_stats {
-        uint64_t cycles;
-        size_t n_cgroups;
-        uint64_t cycle_usec;     /* duration of the last cycle */
-        uint64_t interval_usec;
-        bool dry_run;
-        bool paused_all;
+        /* The counters (counters.h): cycles, cgroups, the interval and the last cycle's
+         * duration, dry-run and the global pause, the triggers' and the guards' stops. */
+#define COUNTER_FIELD_(field, type, ...) type field;
+        DAEMON_COUNTERS(COUNTER_FIELD_)
+#undef COUNTER_FIELD_
         struct actuator_stats actuation;
-        uint64_t pressure_stops;  /* cgroups whose reclaim a pressure trigger stopped */
         struct streams_stats streams; /* stream protection's fast path */
-        bool stall_guard;         /* the BPF stall guard is loaded */
-        uint64_t stall_guard_stops; /* jobs it ended */
-        bool refault_guard;       /* the refault guard is on (BPF, RefaultGuard=yes) */
-        uint64_t refault_guard_stops; /* jobs it ended */
         const struct host_idle *host_idle;
 };
 
@@ -214,6 +208,9 @@ bool manager_idle_profile_ready(const struct manager *m);
  * guard's reclaim time of cg when it is loaded. */
 void manager_cgroup_snapshot(const struct manager *m, const struct cgroup *cg,
                              struct control_snapshot *ret);
+
+/* Fills *ret with the daemon-wide figures (GetStatus(), and with the snapshots below). */
+void manager_daemon_stats(const struct manager *m, struct daemon_stats *ret);
 
 /* Takes the daemon stats and a snapshot of every managed cgroup (*ret_snaps is malloc'ed; it
  * borrows strings from m, see struct control_snapshot). Returns 0 or -ENOMEM. */
