@@ -647,6 +647,7 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
                                     UINT64_C(1000);
         if (in->refault_guard && s->in_flight_reclaims)
                 j->refault_share = control_refault_guard_share(d);
+        a->refault_guard_jobs += j->refault_share > 0;
         if (s->in_flight_reclaims)
                 a->last_reclaim_usec = cur->now_usec;
         if (!advise_ageing) {

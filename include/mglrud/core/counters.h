@@ -94,6 +94,9 @@ enum counter_when {
           "mglrud_refault_guard_stops_total", "counter",                                       \
           "Jobs the refault guard ended because the file pages they evicted were read again "  \
           "while they ran.", "RefaultGuardStops", NULL)                                        \
+        X(refault_guard_jobs, uint32_t, ACTS, COUNTER_COUNT, COUNTER_ALWAYS,                   \
+          "mglrud_refault_guard_jobs_total", "counter", "Jobs the refault guard watched.",     \
+          "RefaultGuardJobs", "Refault guard jobs")                                            \
         X(refault_guard_last_stop_usec, uint64_t, ACTS, COUNTER_USEC, COUNTER_ALWAYS, NULL,    \
           NULL, NULL, "RefaultGuardLastStopUSec", NULL)                                        \
         X(refault_guard_last_pages, uint64_t, ACTS, COUNTER_COUNT, COUNTER_ALWAYS, NULL, NULL, \

@@ -52,6 +52,7 @@ static void make_snapshots(struct control_snapshot s[2]) {
                 .guard_last_stall_ns = 612000000,
                 .guard_last_stop_usec = 12345678,
                 .refault_guard_stops = 1,
+                .refault_guard_jobs = 4,
                 .refault_guard_last_pages = 700,
                 .refault_guard_last_limit = 512,
                 .refault_guard_last_stop_usec = 23456789,
