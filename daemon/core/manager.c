@@ -957,16 +957,17 @@ void manager_daemon_stats(const struct manager *m, struct daemon_stats *ret) {
                 .interval_usec = m->interval_usec,
                 .dry_run = m->dry_run,
                 .paused_all = m->paused_all,
-                .pressure_stops = m->pressure_stops,
                 .stall_guard = m->stall_guard != NULL,
-                .stall_guard_stops = m->stall_guard_stops,
                 .refault_guard = m->refault_guard && m->config.refault_guard,
-                .refault_guard_stops = m->refault_guard_stops,
                 .actuation = m->actuator ? actuator_get_stats(m->actuator)
                                          : (struct actuator_stats) {},
                 .streams = streams_get_stats(m->streams),
                 .host_idle = &m->host_idle,
         };
+#define STATS_COPY_COUNT(field) ret->field = m->counters.field;
+#define STATS_COPY_STATE(field)
+#define STATS_COPY_(field, type, source, ...) STATS_COPY_##source(field)
+        DAEMON_COUNTERS(STATS_COPY_)
 }
 
 int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,

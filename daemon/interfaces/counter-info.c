@@ -27,7 +27,7 @@
                       dump_label)                                                              \
         INFO_(struct control_snapshot, CONTROL_COUNTER_##field, field, unit, when, metric,      \
               metric_type, help, bus_key, dump_label)
-#define DAEMON_INFO_(field, type, unit, metric, metric_type, help, bus_key)                    \
+#define DAEMON_INFO_(field, type, source, unit, metric, metric_type, help, bus_key)            \
         INFO_(struct daemon_stats, DAEMON_COUNTER_##field, field, unit, COUNTER_ALWAYS, metric, \
               metric_type, help, bus_key, NULL)
 

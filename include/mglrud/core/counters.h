@@ -105,23 +105,28 @@ enum counter_when {
           NULL, "RefaultGuardLastLimitPages", NULL)
 
 /* Daemon-wide counters (struct daemon_stats), in the order of the metrics and GetStatus:
- *   X(field, type, unit, metric, metric_type, help, bus_key)
- * The metrics (NULL: none) come after the per-cgroup ones; the dump's header is dump.c's. */
+ *   X(field, type, source, unit, metric, metric_type, help, bus_key)
+ * source:     COUNT, kept in the manager's struct manager_counters (manager.h) and copied from
+ *             it; STATE, manager_daemon_stats() reads it from the manager's state.
+ * The metrics (NULL: none) come after the per-cgroup ones; the dump's header is dump.c's.
+ * Adding a counter the manager keeps: one line here, and the line that counts it. */
 #define DAEMON_COUNTERS(X)                                                                     \
-        X(cycles, uint64_t, COUNTER_COUNT, "mglrud_cycles_total", "counter",                   \
+        X(cycles, uint64_t, STATE, COUNTER_COUNT, "mglrud_cycles_total", "counter",            \
           "Control cycles run.", "Cycles")                                                     \
-        X(n_cgroups, uint64_t, COUNTER_COUNT, "mglrud_cgroups_managed", "gauge",               \
+        X(n_cgroups, uint64_t, STATE, COUNTER_COUNT, "mglrud_cgroups_managed", "gauge",        \
           "Cgroups under management.", "Cgroups")                                              \
-        X(interval_usec, uint64_t, COUNTER_USEC, NULL, NULL, NULL, "IntervalUSec")             \
-        X(cycle_usec, uint64_t, COUNTER_USEC, "mglrud_cycle_duration_seconds", "gauge",        \
+        X(interval_usec, uint64_t, STATE, COUNTER_USEC, NULL, NULL, NULL, "IntervalUSec")      \
+        X(cycle_usec, uint64_t, STATE, COUNTER_USEC, "mglrud_cycle_duration_seconds", "gauge", \
           "Duration of the last cycle.", "LastCycleUSec")                                      \
-        X(dry_run, bool, COUNTER_FLAG, NULL, NULL, NULL, "DryRun")                             \
-        X(paused_all, bool, COUNTER_FLAG, NULL, NULL, NULL, "PausedAll")                       \
-        X(pressure_stops, uint64_t, COUNTER_COUNT, NULL, NULL, NULL, "PressureStops")          \
-        X(stall_guard, bool, COUNTER_FLAG, NULL, NULL, NULL, "StallGuard")                     \
-        X(stall_guard_stops, uint64_t, COUNTER_COUNT, NULL, NULL, NULL, "StallGuardStops")     \
-        X(refault_guard, bool, COUNTER_FLAG, NULL, NULL, NULL, "RefaultGuard")                 \
-        X(refault_guard_stops, uint64_t, COUNTER_COUNT, NULL, NULL, NULL, "RefaultGuardStops")
+        X(dry_run, bool, STATE, COUNTER_FLAG, NULL, NULL, NULL, "DryRun")                      \
+        X(paused_all, bool, STATE, COUNTER_FLAG, NULL, NULL, NULL, "PausedAll")                \
+        X(pressure_stops, uint64_t, COUNT, COUNTER_COUNT, NULL, NULL, NULL, "PressureStops")   \
+        X(stall_guard, bool, STATE, COUNTER_FLAG, NULL, NULL, NULL, "StallGuard")              \
+        X(stall_guard_stops, uint64_t, COUNT, COUNTER_COUNT, NULL, NULL, NULL,                 \
+          "StallGuardStops")                                                                   \
+        X(refault_guard, bool, STATE, COUNTER_FLAG, NULL, NULL, NULL, "RefaultGuard")          \
+        X(refault_guard_stops, uint64_t, COUNT, COUNTER_COUNT, NULL, NULL, NULL,               \
+          "RefaultGuardStops")
 
 #define COUNTER_ENUM_(field, ...) CONTROL_COUNTER_##field,
 enum control_counter { CONTROL_COUNTERS(COUNTER_ENUM_) _CONTROL_COUNTER_MAX };
