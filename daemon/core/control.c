@@ -39,27 +39,20 @@ struct prev_reading {
         bool has_own_refault_file;
 };
 
-/* What a cgroup's jobs leave: the token of the one in flight, what they did, what stopped them.
- * Allocated with the cgroup's first job (acts_get()), not with its state: in dry-run, in advice
- * without lru_gen writes and on a cgroup that never had anything cold, it would be 144 bytes of
- * zeros per cgroup (1.4 MB at 10,000). */
+/* What a cgroup's jobs leave: the token of the one in flight, what they did, what stopped them
+ * (the counters.h counters from ACTS). Allocated with the cgroup's first job (acts_get()), not
+ * with its state: in dry-run, in advice without lru_gen writes and on a cgroup that never had
+ * anything cold, it would be sizeof(struct control_acts) bytes of zeros per cgroup (144: 1.4 MB
+ * at 10,000). */
+#define ACTS_FIELD_ACTS(type, field) type field;
+#define ACTS_FIELD_REFAULT(type, field)
+#define ACTS_FIELD_STALL(type, field)
+#define ACTS_FIELD_(field, type, source, ...) ACTS_FIELD_##source(type, field)
 struct control_acts {
         uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES];
-        uint64_t stream_dropped_bytes; /* one-shot stream bytes asked to drop, cumulative */
         uint64_t in_flight_token;      /* the in-flight job's token (unique for the daemon's life) */
-        uint32_t actions, errors;      /* cumulative */
-        uint32_t stream_files;         /* one-shot stream files dropped (or advised), cumulative */
         uint64_t last_reclaim_usec;    /* a job that evicts or reclaims was submitted then */
-        uint64_t last_write_usec;      /* the last job that evicted or reclaimed ended then */
-        uint64_t first_stop_usec, last_stop_usec; /* pressure triggers stopped reclaim then */
-        uint32_t pressure_stops;       /* pressure triggers that fired while we reclaimed */
-        uint32_t stopped_jobs;         /* queued jobs they cancelled (+ running ones cut short) */
-        uint32_t guard_stops;          /* jobs the stall guard ended */
-        uint64_t guard_last_stall_ns;  /* reclaim time the guard saw at its last stop */
-        uint64_t guard_last_stop_usec; /* ... and when its job's completion was handled */
-        uint32_t refault_guard_stops;  /* jobs the refault guard ended */
-        uint64_t refault_guard_last_pages, refault_guard_last_limit; /* at its last stop */
-        uint64_t refault_guard_last_stop_usec;
+        CONTROL_COUNTERS(ACTS_FIELD_)
 };
 
 /* What a cgroup's controller keeps between cycles. A node can run thousands of cgroups, so
@@ -301,22 +294,11 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
         const struct control_acts *acts = s->acts;
         if (acts) {
                 memcpy(ret->reclaimed_bytes, acts->reclaimed_bytes, sizeof ret->reclaimed_bytes);
-                ret->actions = acts->actions;
-                ret->errors = acts->errors;
-                ret->stream_files = acts->stream_files;
-                ret->stream_dropped_bytes = acts->stream_dropped_bytes;
-                ret->pressure_stops = acts->pressure_stops;
-                ret->stopped_jobs = acts->stopped_jobs;
-                ret->guard_stops = acts->guard_stops;
-                ret->guard_last_stall_ns = acts->guard_last_stall_ns;
-                ret->guard_last_stop_usec = acts->guard_last_stop_usec;
-                ret->refault_guard_stops = acts->refault_guard_stops;
-                ret->refault_guard_last_pages = acts->refault_guard_last_pages;
-                ret->refault_guard_last_limit = acts->refault_guard_last_limit;
-                ret->refault_guard_last_stop_usec = acts->refault_guard_last_stop_usec;
-                ret->first_stop_usec = acts->first_stop_usec;
-                ret->last_stop_usec = acts->last_stop_usec;
-                ret->last_write_usec = acts->last_write_usec;
+#define ACTS_COPY_ACTS(field) ret->field = acts->field;
+#define ACTS_COPY_REFAULT(field)
+#define ACTS_COPY_STALL(field)
+#define ACTS_COPY_(field, type, source, ...) ACTS_COPY_##source(field)
+                CONTROL_COUNTERS(ACTS_COPY_)
         }
         ret->refault_undercount = s->refault.undercount;
         ret->refault_undercount_sign = s->refault.undercount ?
@@ -674,6 +656,7 @@ static int submit(const struct cycle_input *in, struct actuator *act, struct cgr
         if (in->refault_guard && s->in_flight_reclaims)
                 limits.refault_share = control_refault_guard_share(d);
         actuator_job_set_limits(j, &limits);
+        a->refault_guard_jobs += limits.refault_share > 0;
         if (s->in_flight_reclaims)
                 a->last_reclaim_usec = cur->now_usec;
         if (mode == ACT_WRITE) {

@@ -36,7 +36,7 @@ static unsigned stop_cgroup(struct manager *m, struct cgroup *cg, uint64_t now_u
                    st.running ? ", the running one ends after its chunk" : "",
                    t ? ", T raised to " : "", t ? format_duration(tb, sizeof tb, t) : "");
         if (reason == CONTROL_STOP_PRESSURE)
-                m->pressure_stops++;
+                m->counters.pressure_stops++;
         return n;
 }
 
@@ -186,7 +186,7 @@ void manager_stall_guard_stop(struct manager *m, struct cgroup *cg,
                  (unsigned long long) r->stall_ns);
         control_cgroup_note_guard_stall(cg, now_usec, r->stall_ns);
         stop_cgroup(m, cg, now_usec, why, CONTROL_STOP_RECLAIM_STALL, 1);
-        m->stall_guard_stops++;
+        m->counters.stall_guard_stops++;
 }
 
 static int read_refaults(uint64_t cgroup_id, uint64_t *ret_pages, void *userdata) {
@@ -224,5 +224,5 @@ void manager_refault_guard_stop(struct manager *m, struct cgroup *cg,
                  (unsigned long long) (r->asked_bytes / page_size));
         control_cgroup_note_refault_burst(cg, now_usec, r->refault_pages, r->refault_limit_pages);
         stop_cgroup(m, cg, now_usec, why, CONTROL_STOP_REFAULT_BURST, 1);
-        m->refault_guard_stops++;
+        m->counters.refault_guard_stops++;
 }

@@ -961,6 +961,27 @@ void manager_cgroup_snapshot(const struct manager *m, const struct cgroup *cg,
                                    &ret->reclaim_stall_count) >= 0;
 }
 
+void manager_daemon_stats(const struct manager *m, struct daemon_stats *ret) {
+        *ret = (struct daemon_stats) {
+                .cycles = m->cycles,
+                .n_cgroups = m->n_cgroups,
+                .cycle_usec = m->last_cycle_usec,
+                .interval_usec = m->interval_usec,
+                .dry_run = m->dry_run,
+                .paused_all = m->paused_all,
+                .stall_guard = m->stall_guard != NULL,
+                .refault_guard = m->refault_guard && m->config.refault_guard,
+                .actuation = m->actuator ? actuator_get_stats(m->actuator)
+                                         : (struct actuator_stats) {},
+                .streams = streams_get_stats(m->streams),
+                .host_idle = &m->host_idle,
+        };
+#define STATS_COPY_COUNT(field) ret->field = m->counters.field;
+#define STATS_COPY_STATE(field)
+#define STATS_COPY_(field, type, source, ...) STATS_COPY_##source(field)
+        DAEMON_COUNTERS(STATS_COPY_)
+}
+
 int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,
                       struct control_snapshot **ret_snaps, size_t *ret_n) {
         struct control_snapshot *s = calloc(MAX(m->n_cgroups, (size_t) 1), sizeof *s);
@@ -968,23 +989,7 @@ int manager_snapshots(const struct manager *m, struct daemon_stats *ret_stats,
                 return -ENOMEM;
         for (size_t i = 0; i < m->n_cgroups; i++)
                 manager_cgroup_snapshot(m, m->cgroups[i], &s[i]);
-        *ret_stats = (struct daemon_stats) {
-                .cycles = m->cycles,
-                .n_cgroups = m->n_cgroups,
-                .cycle_usec = m->last_cycle_usec,
-                .interval_usec = m->interval_usec,
-                .dry_run = m->dry_run,
-                .paused_all = m->paused_all,
-                .pressure_stops = m->pressure_stops,
-                .stall_guard = m->stall_guard != NULL,
-                .stall_guard_stops = m->stall_guard_stops,
-                .refault_guard = m->refault_guard && m->config.refault_guard,
-                .refault_guard_stops = m->refault_guard_stops,
-                .actuation = m->actuator ? actuator_get_stats(m->actuator)
-                                         : (struct actuator_stats) {},
-                .streams = streams_get_stats(m->streams),
-                .host_idle = &m->host_idle,
-        };
+        manager_daemon_stats(m, ret_stats);
         *ret_snaps = s;
         *ret_n = m->n_cgroups;
         return 0;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "bus-internal.h"
+#include "bus-fields.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -81,7 +82,25 @@ static int method_list(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 
 #define APPEND_T(key, v) sd_bus_message_append(reply, "{sv}", key, "t", (uint64_t) (v))
 
-static int append_snapshot(sd_bus_message *reply, const struct control_snapshot *s) {
+int bus_append_counters(sd_bus_message *reply, const struct counter_info *table, size_t n,
+                        const void *base, bool has_reclaim_stall) {
+        for (size_t c = 0; c < n; c++) {
+                const struct counter_info *info = &table[c];
+                uint64_t v = counter_value(info, base);
+                int r;
+                if (info->when == COUNTER_STALL_GUARD && !has_reclaim_stall)
+                        continue;
+                if (info->unit == COUNTER_FLAG)
+                        r = sd_bus_message_append(reply, "{sv}", info->bus_key, "b", (int) v);
+                else
+                        r = APPEND_T(info->bus_key, v);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int bus_append_snapshot(sd_bus_message *reply, const struct control_snapshot *s) {
         int r;
         if ((r = sd_bus_message_append(reply, "{sv}", "Path", "s", s->path)) < 0 ||
             (r = APPEND_T("Id", s->id)) < 0 ||
@@ -92,8 +111,6 @@ static int append_snapshot(sd_bus_message *reply, const struct control_snapshot 
             (r = sd_bus_message_append(reply, "{sv}", "Decision", "s", s->line)) < 0 ||
             (r = APPEND_T("ReclaimedAnonBytes", s->reclaimed_bytes[LRUGEN_ANON])) < 0 ||
             (r = APPEND_T("ReclaimedFileBytes", s->reclaimed_bytes[LRUGEN_FILE])) < 0 ||
-            (r = APPEND_T("Actions", s->actions)) < 0 ||
-            (r = APPEND_T("Errors", s->errors)) < 0 ||
             (r = sd_bus_message_append(reply, "{sv}", "Paused", "b", (int) s->paused)) < 0)
                 return r;
         char ov[sizeof s->overrides] = "";
@@ -132,28 +149,13 @@ static int append_snapshot(sd_bus_message *reply, const struct control_snapshot 
              (r = APPEND_T("WarmAnonBytes", s->warm_bytes[LRUGEN_ANON])) < 0 ||
              (r = APPEND_T("WarmFileBytes", s->warm_bytes[LRUGEN_FILE])) < 0))
                 return r;
-        if ((r = APPEND_T("KernelRefaultPages", s->kernel_refault_pages)) < 0 ||
-            (r = APPEND_T("OwnRefaultPages", s->own_refault_pages)) < 0 ||
-            (r = sd_bus_message_append(reply, "{sv}", "RefaultUndercount", "b",
-                                       (int) s->refault_undercount)) < 0)
+        /* The counters (counters.h), the guards' as the dump has them. */
+        if ((r = bus_append_counters(reply, control_counter_info, _CONTROL_COUNTER_MAX, s,
+                                     s->has_reclaim_stall)) < 0)
                 return r;
         if (s->refault_undercount_sign &&
             (r = sd_bus_message_append(reply, "{sv}", "RefaultUndercountSign", "s",
                                        s->refault_undercount_sign)) < 0)
-                return r;
-        /* The guards (docs/design.md, "Pressure triggers", "Stall guard"), as the dump. */
-        if ((r = APPEND_T("PressureStops", s->pressure_stops)) < 0 ||
-            (r = APPEND_T("StallGuardStops", s->guard_stops)) < 0 ||
-            (r = APPEND_T("StallGuardLastStopUSec", s->guard_last_stop_usec)) < 0 ||
-            (r = APPEND_T("StallGuardLastStallNSec", s->guard_last_stall_ns)) < 0 ||
-            (r = APPEND_T("RefaultGuardStops", s->refault_guard_stops)) < 0 ||
-            (r = APPEND_T("RefaultGuardLastStopUSec", s->refault_guard_last_stop_usec)) < 0 ||
-            (r = APPEND_T("RefaultGuardLastPages", s->refault_guard_last_pages)) < 0 ||
-            (r = APPEND_T("RefaultGuardLastLimitPages", s->refault_guard_last_limit)) < 0)
-                return r;
-        if (s->has_reclaim_stall &&
-            ((r = APPEND_T("ReclaimStallNSec", s->reclaim_stall_ns)) < 0 ||
-             (r = APPEND_T("ReclaimStallCount", s->reclaim_stall_count)) < 0))
                 return r;
         if (s->has_psi_some)
                 return sd_bus_message_append(reply, "{sv}", "PressureSome", "d", s->psi_some);
@@ -174,36 +176,33 @@ static int method_get(sd_bus_message *msg, void *userdata, sd_bus_error *error) 
         manager_cgroup_snapshot(b->m, cg, &s);
         if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
             (r = sd_bus_message_open_container(reply, 'a', "{sv}")) < 0 ||
-            (r = append_snapshot(reply, &s)) < 0 ||
+            (r = bus_append_snapshot(reply, &s)) < 0 ||
             (r = sd_bus_message_close_container(reply)) < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
 }
 
+int bus_append_status(sd_bus_message *reply, const struct daemon_stats *d, const char *status,
+                      const char *cgroup_root) {
+        int r;
+        if ((r = sd_bus_message_append(reply, "{sv}", "Version", "s", MGLRUD_VERSION)) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "Status", "s", status)) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "CgroupRoot", "s", cgroup_root)) < 0)
+                return r;
+        return bus_append_counters(reply, daemon_counter_info, _DAEMON_COUNTER_MAX, d, false);
+}
+
 static int method_status(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         struct bus_server *b = userdata;
-        const struct manager *m = b->m;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        struct daemon_stats d;
         char line[256];
         int r;
+        manager_daemon_stats(b->m, &d);
         if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
             (r = sd_bus_message_open_container(reply, 'a', "{sv}")) < 0 ||
-            (r = sd_bus_message_append(reply, "{sv}", "Version", "s", MGLRUD_VERSION)) < 0 ||
-            (r = sd_bus_message_append(reply, "{sv}", "Status", "s",
-                                       manager_status(m, line, sizeof line))) < 0 ||
-            (r = sd_bus_message_append(reply, "{sv}", "CgroupRoot", "s", m->cgroup_root)) < 0 ||
-            (r = APPEND_T("Cycles", m->cycles)) < 0 ||
-            (r = APPEND_T("Cgroups", m->n_cgroups)) < 0 ||
-            (r = APPEND_T("IntervalUSec", m->interval_usec)) < 0 ||
-            (r = APPEND_T("LastCycleUSec", m->last_cycle_usec)) < 0 ||
-            (r = sd_bus_message_append(reply, "{sv}", "DryRun", "b", (int) m->dry_run)) < 0 ||
-            (r = sd_bus_message_append(reply, "{sv}", "PausedAll", "b", (int) m->paused_all)) < 0 ||
-            (r = sd_bus_message_append(reply, "{sv}", "StallGuard", "b",
-                                       (int) (m->stall_guard != NULL))) < 0 ||
-            (r = APPEND_T("StallGuardStops", m->stall_guard_stops)) < 0 ||
-            (r = sd_bus_message_append(reply, "{sv}", "RefaultGuard", "b",
-                                       (int) (m->refault_guard && m->config.refault_guard))) < 0 ||
-            (r = APPEND_T("RefaultGuardStops", m->refault_guard_stops)) < 0 ||
+            (r = bus_append_status(reply, &d, manager_status(b->m, line, sizeof line),
+                                   b->m->cgroup_root)) < 0 ||
             (r = sd_bus_message_close_container(reply)) < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);

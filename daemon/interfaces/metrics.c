@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mglrud/interfaces/counter-info.h"
 #include "mglrud/shared/fileio.h"
 #include "mglrud/shared/idle-table.h"
 #include "mglrud/shared/macro.h"
@@ -227,6 +228,35 @@ static void put_idle(FILE *f, const struct daemon_stats *d, const struct control
         }
 }
 
+/* Writes the value of counter c in the record at base, a metric's value: a time in seconds. */
+static void put_value(FILE *f, const struct counter_info *c, const void *base) {
+        uint64_t v = counter_value(c, base);
+        if (c->unit == COUNTER_NSEC)
+                fprintf(f, "%.9g\n", (double) v / 1e9);
+        else if (c->unit == COUNTER_USEC)
+                fprintf(f, "%.9g\n", (double) v / (double) USEC_PER_SEC);
+        else
+                fprintf(f, "%llu\n", (unsigned long long) v);
+}
+
+/* One family per counter of the per-cgroup table that has a metric (counters.h). */
+static void put_counters(FILE *f, const struct daemon_stats *d,
+                         const struct control_snapshot *snaps, size_t n) {
+        for (size_t c = 0; c < _CONTROL_COUNTER_MAX; c++) {
+                const struct counter_info *info = &control_counter_info[c];
+                bool stall = info->when == COUNTER_STALL_GUARD;
+                if (!info->metric || (stall && !d->stall_guard))
+                        continue;
+                put_header(f, info->metric, info->metric_type, info->help);
+                for (size_t i = 0; i < n; i++) {
+                        if (stall && !snaps[i].has_reclaim_stall)
+                                continue;
+                        put_series(f, info->metric, &snaps[i], NULL);
+                        put_value(f, info, &snaps[i]);
+                }
+        }
+}
+
 int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_snapshot *snaps,
                    size_t n) {
         put_typed(f, "mglrud_reclaimed_bytes_total", "counter",
@@ -249,72 +279,7 @@ int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_s
                         put_series(f, "mglrud_pressure_some_ratio", &snaps[i], NULL);
                         fprintf(f, "%.9g\n", snaps[i].psi_some);
                 }
-        put_header(f, "mglrud_actions_total", "counter", "Cycles in which mglrud wrote.");
-        for (size_t i = 0; i < n; i++) {
-                put_series(f, "mglrud_actions_total", &snaps[i], NULL);
-                fprintf(f, "%llu\n", (unsigned long long) snaps[i].actions);
-        }
-        put_header(f, "mglrud_errors_total", "counter", "Failed writes.");
-        for (size_t i = 0; i < n; i++) {
-                put_series(f, "mglrud_errors_total", &snaps[i], NULL);
-                fprintf(f, "%llu\n", (unsigned long long) snaps[i].errors);
-        }
-        put_header(f, "mglrud_stream_files_total", "counter",
-                   "One-shot stream files whose pages mglrud dropped (or would drop).");
-        for (size_t i = 0; i < n; i++) {
-                put_series(f, "mglrud_stream_files_total", &snaps[i], NULL);
-                fprintf(f, "%llu\n", (unsigned long long) snaps[i].stream_files);
-        }
-        put_header(f, "mglrud_stream_dropped_bytes_total", "counter",
-                   "Bytes of one-shot streams asked to drop (clean pages only are dropped).");
-        for (size_t i = 0; i < n; i++) {
-                put_series(f, "mglrud_stream_dropped_bytes_total", &snaps[i], NULL);
-                fprintf(f, "%llu\n", (unsigned long long) snaps[i].stream_dropped_bytes);
-        }
-        put_header(f, "mglrud_refaults_own_pages_total", "counter",
-                   "File pages read back into the page cache after reclaim evicted them, as "
-                   "mglrud counts them (BPF; RefaultCheck=).");
-        for (size_t i = 0; i < n; i++) {
-                put_series(f, "mglrud_refaults_own_pages_total", &snaps[i], NULL);
-                fprintf(f, "%llu\n", (unsigned long long) snaps[i].own_refault_pages);
-        }
-        put_header(f, "mglrud_refault_undercount", "gauge",
-                   "1 when the kernel's refault counts of the cgroup were found short: the "
-                   "controllers take the larger of them and mglrud's own count.");
-        for (size_t i = 0; i < n; i++) {
-                put_series(f, "mglrud_refault_undercount", &snaps[i], NULL);
-                fprintf(f, "%d\n", snaps[i].refault_undercount ? 1 : 0);
-        }
-        put_header(f, "mglrud_pressure_stops_total", "counter",
-                   "Times a PSI trigger stopped mglrud's reclaim in the cgroup.");
-        for (size_t i = 0; i < n; i++) {
-                put_series(f, "mglrud_pressure_stops_total", &snaps[i], NULL);
-                fprintf(f, "%u\n", snaps[i].pressure_stops);
-        }
-        if (d->stall_guard) {
-                put_header(f, "mglrud_reclaim_stall_seconds_total", "counter",
-                           "Time the cgroup's tasks spent in direct and memcg reclaim (BPF; "
-                           "mglrud's own writes not counted).");
-                for (size_t i = 0; i < n; i++) {
-                        if (!snaps[i].has_reclaim_stall)
-                                continue;
-                        put_series(f, "mglrud_reclaim_stall_seconds_total", &snaps[i], NULL);
-                        fprintf(f, "%.9g\n", (double) snaps[i].reclaim_stall_ns / 1e9);
-                }
-        }
-        put_header(f, "mglrud_stall_guard_stops_total", "counter",
-                   "Jobs the stall guard ended because the cgroup's tasks stalled in reclaim.");
-        for (size_t i = 0; i < n; i++) {
-                put_series(f, "mglrud_stall_guard_stops_total", &snaps[i], NULL);
-                fprintf(f, "%u\n", snaps[i].guard_stops);
-        }
-        put_header(f, "mglrud_refault_guard_stops_total", "counter",
-                   "Jobs the refault guard ended because the file pages they evicted were read "
-                   "again while they ran.");
-        for (size_t i = 0; i < n; i++) {
-                put_series(f, "mglrud_refault_guard_stops_total", &snaps[i], NULL);
-                fprintf(f, "%u\n", snaps[i].refault_guard_stops);
-        }
+        put_counters(f, d, snaps, n);
 
         if (d->streams.fast_path) {
                 const struct streams_stats *st = &d->streams;
@@ -352,13 +317,14 @@ int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_s
         }
         put_idle(f, d, snaps, n);
 
-        put_header(f, "mglrud_cycles_total", "counter", "Control cycles run.");
-        fprintf(f, "mglrud_cycles_total %llu\n", (unsigned long long) d->cycles);
-        put_header(f, "mglrud_cgroups_managed", "gauge", "Cgroups under management.");
-        fprintf(f, "mglrud_cgroups_managed %zu\n", d->n_cgroups);
-        put_header(f, "mglrud_cycle_duration_seconds", "gauge", "Duration of the last cycle.");
-        fprintf(f, "mglrud_cycle_duration_seconds %.9g\n",
-                (double) d->cycle_usec / (double) USEC_PER_SEC);
+        for (size_t c = 0; c < _DAEMON_COUNTER_MAX; c++) {
+                const struct counter_info *info = &daemon_counter_info[c];
+                if (!info->metric)
+                        continue;
+                put_header(f, info->metric, info->metric_type, info->help);
+                fprintf(f, "%s ", info->metric);
+                put_value(f, info, d);
+        }
         put_header(f, "mglrud_writes_total", "counter",
                    "Writes to kernel files (lru_gen, memory.reclaim chunks, stream drops).");
         fprintf(f, "mglrud_writes_total %llu\n", (unsigned long long) d->actuation.writes);

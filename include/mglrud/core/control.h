@@ -12,6 +12,7 @@
 #include "mglrud/core/cycle.h"
 #include "mglrud/core/cgroup.h"
 #include "mglrud/core/control-idle.h"
+#include "mglrud/core/counters.h"
 #include "mglrud/core/policy-pool.h"
 #include "mglrud/kernel/lrugen.h"
 
@@ -40,32 +41,16 @@ struct control_snapshot {
         bool has_psi_some;
         double psi_some;           /* cgroup PSI some share over the last cycle (0..1) */
         uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES]; /* measured, cumulative */
-        uint64_t actions, errors;
-        uint64_t stream_files;     /* one-shot stream files dropped (or advised), cumulative */
-        uint64_t stream_dropped_bytes; /* … bytes asked to drop (POSIX_FADV_DONTNEED), cumulative */
-        /* Refault counts you can trust (refault-trust.h): file refaults, pages, over the cycles
-         * checked, as the kernel counted them and as mglrud did; whether the kernel's were
-         * found short, and by which sign ("own-count", "shadow-nodes"; NULL while trusted). */
-        uint64_t kernel_refault_pages, own_refault_pages;
-        bool refault_undercount;
+        /* Whether the kernel's refault counts were found short, by which sign ("own-count",
+         * "shadow-nodes"; NULL while trusted): refault_undercount, refault-trust.h. */
         const char *refault_undercount_sign;
         bool paused;               /* paused for this cgroup (not counting a daemon-wide pause) */
-        uint32_t pressure_stops;   /* pressure triggers that stopped reclaim here, cumulative */
-        uint32_t stopped_jobs;     /* writes jobs they cancelled or cut short, cumulative */
-        uint32_t guard_stops;      /* jobs the stall guard ended (reclaim stalls), cumulative */
-        uint64_t guard_last_stall_ns; /* the reclaim time the guard saw at its last stop */
-        uint64_t guard_last_stop_usec; /* CLOCK_MONOTONIC of that stop */
-        uint32_t refault_guard_stops; /* jobs the refault guard ended (refault bursts), cumulative */
-        uint64_t refault_guard_last_pages; /* pages that came back during the job at its last
-                                            * stop ... */
-        uint64_t refault_guard_last_limit; /* ... against the limit then (pages) */
-        uint64_t refault_guard_last_stop_usec; /* CLOCK_MONOTONIC of that stop */
         bool has_reclaim_stall;    /* the stall guard is loaded: reclaim_stall_ns is read */
-        uint64_t reclaim_stall_ns; /* its tasks' time in direct/memcg reclaim (BPF), cumulative */
-        uint64_t reclaim_stall_count; /* ... reclaim episodes */
-        uint64_t first_stop_usec;  /* CLOCK_MONOTONIC of the first stop, 0: none ... */
-        uint64_t last_stop_usec;   /* ... and of the last */
-        uint64_t last_write_usec;  /* ... of the end of the last job that evicted or reclaimed */
+        /* The counters (counters.h): actions, errors, stream drops, refault counts, the
+         * pressure triggers' and the guards' stops, the reclaim stall. */
+#define COUNTER_FIELD_(field, type, ...) type field;
+        CONTROL_COUNTERS(COUNTER_FIELD_)
+#undef COUNTER_FIELD_
         char overrides[_POLICY_KEY_MAX][64]; /* runtime overrides, "MaxStep=32M", in key order */
         size_t n_overrides;
         uint64_t min_cold_age_usec, max_cold_age_usec; /* the effective policy's bounds */

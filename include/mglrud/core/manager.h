@@ -15,6 +15,7 @@
 #include "mglrud/core/actuator.h"
 #include "mglrud/core/cgroup.h"
 #include "mglrud/core/control.h"
+#include "mglrud/core/counters.h"
 #include "mglrud/core/cycle.h"
 #include "mglrud/core/policy-pool.h"
 #include "mglrud/core/stream-protection.h"
@@ -71,6 +72,15 @@ struct host_idle {
         bool has_lists;
         uint64_t active[_LRUGEN_NR_TYPES], inactive[_LRUGEN_NR_TYPES];
         uint64_t read_usec;         /* CLOCK_MONOTONIC of the reading; 0: none yet */
+};
+
+/* The daemon-wide counters the manager keeps (counters.h, source COUNT): the cgroups whose
+ * reclaim a pressure trigger stopped, the jobs the stall guard and the refault guard ended. */
+struct manager_counters {
+#define MANAGER_COUNTER_COUNT(type, field) type field;
+#define MANAGER_COUNTER_STATE(type, field)
+#define MANAGER_COUNTER_(field, type, source, ...) MANAGER_COUNTER_##source(type, field)
+        DAEMON_COUNTERS(MANAGER_COUNTER_)
 };
 
 struct reclaim_stall;
@@ -133,34 +143,26 @@ struct manager {
         struct pressure_trigger *host_trigger; /* /proc/pressure/memory, manager-triggers.c */
         uint64_t trigger_window_usec; /* 1 s, or 2 s when the kernel takes no less */
         bool triggers_unavailable;  /* the kernel takes no trigger (said once) */
-        uint64_t pressure_stops;    /* cgroups whose reclaim a trigger stopped, cumulative */
         struct reclaim_stall *stall_guard; /* the BPF stall guard (manager-triggers.c), NULL
                                     * without BPF; once loaded it stays until manager_done():
                                     * the writer thread reads it without a lock */
         bool stall_guard_tried;     /* reclaim_stall_open() was attempted (and reported) */
-        uint64_t stall_guard_stops; /* jobs the stall guard ended, cumulative */
         bool refault_guard;         /* the refault guard's source (stream protection's BPF map)
                                      * is set in the actuation path: from then on m->streams stays
                                      * loaded until manager_done(), the writer reads it */
-        uint64_t refault_guard_stops; /* jobs the refault guard ended, cumulative */
         bool refault_guard_said;    /* said once that the refault guard is unavailable */
+        struct manager_counters counters; /* the triggers' and the guards' stops, cumulative */
 };
 
 /* Daemon-wide figures that go with the per-cgroup snapshots (metrics, dump). */
 struct daemon_stats {
-        uint64_t cycles;
-        size_t n_cgroups;
-        uint64_t cycle_usec;     /* duration of the last cycle */
-        uint64_t interval_usec;
-        bool dry_run;
-        bool paused_all;
+        /* The counters (counters.h): cycles, cgroups, the interval and the last cycle's
+         * duration, dry-run and the global pause, the triggers' and the guards' stops. */
+#define COUNTER_FIELD_(field, type, ...) type field;
+        DAEMON_COUNTERS(COUNTER_FIELD_)
+#undef COUNTER_FIELD_
         struct actuator_stats actuation;
-        uint64_t pressure_stops;  /* cgroups whose reclaim a pressure trigger stopped */
         struct streams_stats streams; /* stream protection's fast path */
-        bool stall_guard;         /* the BPF stall guard is loaded */
-        uint64_t stall_guard_stops; /* jobs it ended */
-        bool refault_guard;       /* the refault guard is on (BPF, RefaultGuard=yes) */
-        uint64_t refault_guard_stops; /* jobs it ended */
         const struct host_idle *host_idle;
 };
 
@@ -212,6 +214,9 @@ bool manager_idle_profile_ready(const struct manager *m);
  * guard's reclaim time of cg when it is loaded. */
 void manager_cgroup_snapshot(const struct manager *m, const struct cgroup *cg,
                              struct control_snapshot *ret);
+
+/* Fills *ret with the daemon-wide figures (GetStatus(), and with the snapshots below). */
+void manager_daemon_stats(const struct manager *m, struct daemon_stats *ret);
 
 /* Takes the daemon stats and a snapshot of every managed cgroup (*ret_snaps is malloc'ed; it
  * borrows strings from m, see struct control_snapshot). Returns 0 or -ENOMEM. */

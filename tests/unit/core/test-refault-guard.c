@@ -185,6 +185,7 @@ static void test_cycle_share_and_stop(void **state) {
         struct control_snapshot snap;
         assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
         assert_int_equal(snap.refault_guard_stops, 1);
+        assert_int_equal(snap.refault_guard_jobs, 1);
         assert_int_equal(snap.guard_stops, 0);
         assert_int_equal(snap.pressure_stops, 0);
         assert_int_equal(snap.stopped_jobs, 1);
@@ -203,6 +204,8 @@ static void test_cycle_share_and_stop(void **state) {
         assert_true(actuator_job_decision(captured)->planned_bytes[LRUGEN_FILE] > 0);
         assert_true(actuator_job_limits(captured).refault_share == 0);
         actuator_job_free(TAKE_PTR(captured));
+        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        assert_int_equal(snap.refault_guard_jobs, 1); /* the guard did not watch that one */
 
         actuator_free(act);
         control_cgroup_free(cg);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* metrics_format() and dump_format() on synthetic snapshots: the exact text, label escaping. */
+/* metrics_format() on synthetic snapshots: the exact text, label escaping; the dump where it
+ * shares their input (the dump's own exact text: test-dump.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,62 +15,7 @@
 #include "mglrud/shared/macro.h"
 #include "mglrud/interfaces/metrics.h"
 
-static const struct daemon_stats stats = {
-        .cycles = 42,
-        .n_cgroups = 2,
-        .cycle_usec = 1500,
-        .interval_usec = 5000000,
-        .actuation = { .jobs = 7, .writes = 12, .failed = 1, .asked_bytes = 50331648 },
-        .stall_guard = true,
-        .stall_guard_stops = 2,
-        .refault_guard = true,
-        .refault_guard_stops = 1,
-};
-
-/* Two cgroups: one with every figure and a path needing escapes, one without estimates/PSI. */
-static void make_snapshots(struct control_snapshot s[2]) {
-        s[0] = (struct control_snapshot) {
-                .path = "/a\\b \"c\"\nd",
-                .id = 7,
-                .section = "/a*",
-                .mode = "active",
-                .cold_age_usec = 2500000,
-                .reason = "cold-generations",
-                .has_estimates = true,
-                .cold_bytes = { 4096, 8192 },
-                .has_psi_some = true,
-                .psi_some = 0.25,
-                .reclaimed_bytes = { 1048576, 3 },
-                .actions = 5,
-                .errors = 1,
-                .stream_files = 2,
-                .stream_dropped_bytes = 440401920,
-                .kernel_refault_pages = 12,
-                .own_refault_pages = 4096,
-                .refault_undercount = true,
-                .refault_undercount_sign = "own-count",
-                .pressure_stops = 3,
-                .has_reclaim_stall = true,
-                .reclaim_stall_ns = 1250000001,
-                .reclaim_stall_count = 9,
-                .guard_stops = 2,
-                .guard_last_stall_ns = 612000000,
-                .guard_last_stop_usec = 12345678,
-                .refault_guard_stops = 1,
-                .refault_guard_last_pages = 700,
-                .refault_guard_last_limit = 512,
-                .refault_guard_last_stop_usec = 23456789,
-        };
-        s[1] = (struct control_snapshot) {
-                .path = "/b",
-                .id = 8,
-                .section = "/b",
-                .mode = "advise",
-                .cold_age_usec = 60000000,
-                .reason = "none",
-                .paused = true,
-        };
-}
+#include "snapshots.h"
 
 static char *format(snapshot_format_t fmt, const struct control_snapshot *s, size_t n) {
         char *text = NULL;
@@ -142,6 +88,10 @@ static void test_metrics_exact(void **state) {
                 "# TYPE mglrud_refault_guard_stops_total counter\n"
                 "mglrud_refault_guard_stops_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 1\n"
                 "mglrud_refault_guard_stops_total{cgroup=\"/b\"} 0\n"
+                "# HELP mglrud_refault_guard_jobs_total Jobs the refault guard watched.\n"
+                "# TYPE mglrud_refault_guard_jobs_total counter\n"
+                "mglrud_refault_guard_jobs_total{cgroup=\"/a\\\\b \\\"c\\\"\\nd\"} 4\n"
+                "mglrud_refault_guard_jobs_total{cgroup=\"/b\"} 0\n"
                 "# HELP mglrud_host_idle_bytes Bytes of every memcg by known idle time: bucket le holds the bytes not known to be idle longer than le seconds (a generation is idle at least as long as the next younger one exists; the youngest 0).\n"
                 "# TYPE mglrud_host_idle_bytes histogram\n"
                 "# HELP mglrud_host_idle_horizon_seconds The longest idle time the host's generations tell: nothing is known past it.\n"
@@ -239,33 +189,6 @@ static void test_stream_fast_path(void **state) {
                                      "crossings (2 lost), 6 drops 200ms after the threshold on "
                                      "average, at most 700ms\n"));
         free(text);
-}
-
-static void test_dump(void **state) {
-        struct control_snapshot s[2];
-        make_snapshots(s);
-        _cleanup_free_ char *text = format(dump_format, s, 2);
-        assert_non_null(strstr(text, "        Cycles: 42\n"));
-        assert_non_null(strstr(text, "        Writes: 12 (1 failed), asked 48M\n"));
-        assert_non_null(strstr(text, "-> /b\n        Id: 8\n        Section: [/b]\n"
-                                     "        Mode: advise\n        Paused: yes\n"
-                                     "        Cold age (T): 1min\n        Last reason: none\n"));
-        assert_non_null(strstr(text, "        Cold: anon 4K file 8K\n"));
-        assert_non_null(strstr(text, "        Pressure some: 25.00%\n"));
-        assert_non_null(strstr(text, "        Streams dropped: 2 files, 420M\n"));
-        assert_non_null(strstr(text, "        File refaults: kernel 12, mglrud 4096 pages; kernel "
-                                     "undercounts (own-count): the larger is used\n"));
-        /* Nothing counted and trusted: no line. */
-        assert_null(strstr(strstr(text, "-> /b\n"), "File refaults"));
-        assert_non_null(strstr(text, "        Reclaimed: anon 1M file 3B\n"));
-        assert_non_null(strstr(text, "        Stall guard: BPF, 2 jobs stopped\n"
-                                     "        Refault guard: BPF, 1 job stopped\n"));
-        assert_non_null(strstr(text, "        Reclaim stall: 1.250s in 9 reclaims (BPF, all tasks "
-                                     "but mglrud's)\n        Stall guard stops: 2, the last at 12.346s "
-                                     "(monotonic) after 0.612s of reclaim stall during the job\n"
-                                     "        Refault guard stops: 1, the last at 23.457s "
-                                     "(monotonic) after 700 pages read again during the job "
-                                     "(limit 512)\n-> /b\n"));
 }
 
 /* The idle-age families on a profile of generations idle ≥ 38, 10, 2 s and the youngest:
@@ -404,7 +327,6 @@ int main(void) {
                 cmocka_unit_test(test_metrics_empty),
                 cmocka_unit_test(test_stream_fast_path),
                 cmocka_unit_test(test_metrics_idle),
-                cmocka_unit_test(test_dump),
                 cmocka_unit_test(test_containers),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
