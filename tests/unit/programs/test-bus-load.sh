@@ -74,26 +74,34 @@ ms=$(median <"$tmp/status-ms")
 [[ $ms -lt 2000 ]] || fail "root's status took $ms ms (median) during the Metrics flood: $(tr '\n' ' ' <"$tmp/status-ms")"
 
 # 4 users x 16 connections, 70 Dump() calls each (~7 MB: under the 8 MiB per connection).
+# They hold for up to 60 s: on a loaded machine the daemon may take long to answer 32 MiB.
+drop_logged() {
+        grep -q "Dropped the bus connection of uid 6553[1-4] (pid [0-9]*): it held [0-9]* KiB of unread replies, the most while all peers held [0-9]* KiB (at most 32768 KiB in all)" \
+                "$tmp/log"
+}
 rss0=$(rss_kib) peak=$rss0
 pins=
 for u in 65534 65533 65532 65531; do
-        as "$u" /usr/bin/python3 "$client" "$tmp/bus" pin 16 70 Dump 6 >"$tmp/pin.$u" 2>&1 &
+        as "$u" /usr/bin/python3 "$client" "$tmp/bus" pin 16 70 Dump 60 >"$tmp/pin.$u" 2>&1 &
         pins="$pins $!"
 done
-for _ in $(seq 20); do
-        sleep 0.3
-        r=$(rss_kib); (( r > peak )) && peak=$r
-done
+sleep 2
 pin_status_ms=$(status_ms)
-for _ in $(seq 6); do
+# Until the first drop and 3 s more (the budget holds while the peers keep asking).
+for i in $(seq 200); do
+        sleep 0.3
+        r=$(rss_kib); (( r > peak )) && peak=$r
+        drop_logged && break
+done
+for _ in $(seq 10); do
         sleep 0.3
         r=$(rss_kib); (( r > peak )) && peak=$r
 done
-wait $pins || fail "pin: $(cat "$tmp"/pin.*)"
+kill $pins 2>/dev/null || true
+wait $pins 2>/dev/null || true
 # The budget (32 MiB) and what ASan, the allocator and a reply in flight add.
 (( peak - rss0 < 64 * 1024 )) || fail "RSS grew from $rss0 to $peak KiB under the pinning"
-grep -q "Dropped the bus connection of uid 6553[1-4] (pid [0-9]*): it held [0-9]* KiB of unread replies, the most while all peers held [0-9]* KiB (at most 32768 KiB in all)" \
-        "$tmp/log" || fail "no drop for the budget logged"
+drop_logged || fail "no drop for the budget logged within 60 s"
 [[ $pin_status_ms -lt 2000 ]] || fail "root's status took $pin_status_ms ms under the pinning"
 ctl status >/dev/null || fail "status after the pinning"
 kill "$pid"; wait "$pid" || fail "daemon exit status $?"
