@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -12,10 +13,12 @@
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/time.h"
 
-/* A byte queue: what was read from one side and not yet written to the other. */
+/* A byte queue: what was read from one side and not yet written to the other, data[off, len).
+ * Writing from the front moves the offset, not the bytes (a peer that reads its 8 MiB of
+ * replies 4 KiB at a time must not cost 8 MiB of memmove() per read). */
 struct queue {
         char *data;
-        size_t len, cap;
+        size_t off, len, cap;
 };
 
 struct bus_guard {
@@ -24,7 +27,8 @@ struct bus_guard {
         int daemon_fd;            /* our end of the socketpair; sd-bus has the other */
         uid_t uid;
         pid_t pid;
-        sd_event_source *peer_src, *daemon_src, *deadline_src;
+        sd_event_source *peer_src, *daemon_src, *deadline_src, *idle_src;
+        uint64_t idle_usec;       /* 0: no idle timeout */
         struct queue to_daemon, to_peer;
 
         /* framing of what the peer sends */
@@ -37,10 +41,25 @@ struct bus_guard {
 
         bool closed;
         bus_guard_closed_fn closed_fn;
+        bus_guard_backlog_fn backlog_fn;
         void *userdata;
 };
 
+static size_t queue_size(const struct queue *q) {
+        return q->len - q->off;
+}
+
+static void queue_free(struct queue *q) {
+        free(q->data);
+        *q = (struct queue) {};
+}
+
 static int queue_push(struct queue *q, const void *p, size_t n) {
+        if (q->off > 0 && q->len + n > q->cap) {
+                memmove(q->data, q->data + q->off, queue_size(q));
+                q->len -= q->off;
+                q->off = 0;
+        }
         if (q->len + n > q->cap) {
                 size_t cap = MAX(q->cap * 2, q->len + n);
                 char *d = realloc(q->data, cap);
@@ -56,13 +75,13 @@ static int queue_push(struct queue *q, const void *p, size_t n) {
 
 /* Writes what fd takes of q. Returns 0 (also when fd is full) or a negative errno. */
 static int queue_flush(struct queue *q, int fd) {
-        while (q->len > 0) {
-                ssize_t n = send(fd, q->data, q->len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        while (queue_size(q) > 0) {
+                ssize_t n = send(fd, q->data + q->off, queue_size(q), MSG_NOSIGNAL | MSG_DONTWAIT);
                 if (n < 0)
                         return errno == EAGAIN || errno == EINTR ? 0 : negative_errno();
-                memmove(q->data, q->data + n, q->len - (size_t) n);
-                q->len -= (size_t) n;
+                q->off += (size_t) n;
         }
+        q->off = q->len = 0;
         return 0;
 }
 
@@ -73,6 +92,10 @@ static void guard_close(struct bus_guard *g, const char *reason) {
         g->peer_src = sd_event_source_disable_unref(g->peer_src);
         g->daemon_src = sd_event_source_disable_unref(g->daemon_src);
         g->deadline_src = sd_event_source_disable_unref(g->deadline_src);
+        g->idle_src = sd_event_source_disable_unref(g->idle_src);
+        /* What the peer left unread goes now: it counts against the replies' budget. */
+        queue_free(&g->to_daemon);
+        queue_free(&g->to_peer);
         closep_reset(&g->peer_fd);
         /* sd-bus sees EOF on its end and disconnects. */
         closep_reset(&g->daemon_fd);
@@ -97,6 +120,25 @@ static void deadline_stop(struct bus_guard *g) {
         g->deadline_src = sd_event_source_disable_unref(g->deadline_src);
 }
 
+static int on_idle(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct bus_guard *g = userdata;
+        char why[96];
+        snprintf(why, sizeof why, "idle: no message for %.1f s",
+                 (double) g->idle_usec / USEC_PER_SEC);
+        guard_close(g, why);
+        return 0;
+}
+
+/* Starts the idle timeout again: the peer just sent a whole message or read replies. */
+static int idle_restart(struct bus_guard *g) {
+        if (g->idle_usec == 0)
+                return 0;
+        if (g->idle_src)
+                return sd_event_source_set_time_relative(g->idle_src, g->idle_usec);
+        return sd_event_add_time_relative(g->event, &g->idle_src, CLOCK_MONOTONIC, g->idle_usec,
+                                          0, on_idle, g);
+}
+
 static uint32_t header_u32(const struct bus_guard *g, size_t off) {
         const uint8_t *p = g->header + off;
         if (g->header[0] == 'l')
@@ -104,6 +146,12 @@ static uint32_t header_u32(const struct bus_guard *g, size_t off) {
                        (uint32_t) p[3] << 24;
         return (uint32_t) p[3] | (uint32_t) p[2] << 8 | (uint32_t) p[1] << 16 |
                (uint32_t) p[0] << 24;
+}
+
+/* A whole message arrived: its deadline ends, the idle timeout starts again. */
+static void message_done(struct bus_guard *g) {
+        deadline_stop(g);
+        (void) idle_restart(g);
 }
 
 /* Checks the bytes the peer sent, in order, and queues them for sd-bus. Returns NULL, or why
@@ -126,7 +174,7 @@ static const char *guard_feed(struct bus_guard *g, const char *p, size_t n) {
                         g->line_len = 0;
                         if (begin) {
                                 g->began = true;
-                                deadline_stop(g);
+                                message_done(g);
                         }
                         continue;
                 }
@@ -137,7 +185,7 @@ static const char *guard_feed(struct bus_guard *g, const char *p, size_t n) {
                         i += k;
                         g->message_left -= k;
                         if (g->message_left == 0)
-                                deadline_stop(g);
+                                message_done(g);
                         continue;
                 }
                 /* The fixed header: endianness, type, flags, version, body length, serial,
@@ -157,7 +205,7 @@ static const char *guard_feed(struct bus_guard *g, const char *p, size_t n) {
                         return "out of memory";
                 g->message_left = total - 16;
                 if (g->message_left == 0)
-                        deadline_stop(g);
+                        message_done(g);
         }
         return NULL;
 }
@@ -168,11 +216,11 @@ static void guard_update_events(struct bus_guard *g) {
         if (g->closed)
                 return;
         sd_event_source_set_io_events(g->peer_src,
-                                      (g->to_daemon.len < BUS_GUARD_MAX_MESSAGE ? EPOLLIN : 0) |
-                                              (g->to_peer.len > 0 ? EPOLLOUT : 0));
+                                      (queue_size(&g->to_daemon) < BUS_GUARD_MAX_MESSAGE ? EPOLLIN : 0) |
+                                              (queue_size(&g->to_peer) > 0 ? EPOLLOUT : 0));
         sd_event_source_set_io_events(g->daemon_src,
-                                      (g->to_peer.len < BUS_GUARD_MAX_BACKLOG ? EPOLLIN : 0) |
-                                              (g->to_daemon.len > 0 ? EPOLLOUT : 0));
+                                      (queue_size(&g->to_peer) < BUS_GUARD_MAX_BACKLOG ? EPOLLIN : 0) |
+                                              (queue_size(&g->to_daemon) > 0 ? EPOLLOUT : 0));
 }
 
 static int on_peer(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
@@ -195,9 +243,15 @@ static int on_peer(sd_event_source *s, int fd, uint32_t revents, void *userdata)
                         return 0;
                 }
         }
-        if ((revents & EPOLLOUT) && queue_flush(&g->to_peer, fd) < 0) {
-                guard_close(g, NULL);
-                return 0;
+        if (revents & EPOLLOUT) {
+                size_t before = queue_size(&g->to_peer);
+                if (queue_flush(&g->to_peer, fd) < 0) {
+                        guard_close(g, NULL);
+                        return 0;
+                }
+                /* A peer that reads a long reply slowly is not idle. */
+                if (queue_size(&g->to_peer) < before)
+                        (void) idle_restart(g);
         }
         if (revents & (EPOLLHUP | EPOLLERR) && !(revents & EPOLLIN)) {
                 guard_close(g, NULL);
@@ -225,9 +279,15 @@ static int on_daemon(sd_event_source *s, int fd, uint32_t revents, void *userdat
                         guard_close(g, NULL);
                         return 0;
                 }
-                if (g->to_peer.len >= BUS_GUARD_MAX_BACKLOG) {
-                        guard_close(g, "does not read its replies");
+                if (queue_size(&g->to_peer) >= BUS_GUARD_MAX_BACKLOG) {
+                        guard_close(g, "does not read its replies (8 MiB unread)");
                         return 0;
+                }
+                /* The owner may drop this peer or another for the budget of all. */
+                if (n > 0 && g->backlog_fn) {
+                        g->backlog_fn(g, g->userdata);
+                        if (g->closed)
+                                return 0;
                 }
         }
         if ((revents & EPOLLOUT) && queue_flush(&g->to_daemon, fd) < 0) {
@@ -279,6 +339,31 @@ fail:
         return r;
 }
 
+void bus_guard_set_backlog_callback(struct bus_guard *g, bus_guard_backlog_fn fn) {
+        g->backlog_fn = fn;
+}
+
+int bus_guard_set_idle_timeout(struct bus_guard *g, uint64_t usec) {
+        g->idle_usec = usec;
+        g->idle_src = sd_event_source_disable_unref(g->idle_src);
+        return idle_restart(g);
+}
+
+int bus_guard_set_priority(struct bus_guard *g, int64_t priority) {
+        int r = sd_event_source_set_priority(g->peer_src, priority);
+        if (r >= 0)
+                r = sd_event_source_set_priority(g->daemon_src, priority);
+        return r;
+}
+
+size_t bus_guard_backlog(const struct bus_guard *g) {
+        return queue_size(&g->to_peer);
+}
+
+void bus_guard_close(struct bus_guard *g, const char *reason) {
+        guard_close(g, reason);
+}
+
 uid_t bus_guard_uid(const struct bus_guard *g) {
         return g->uid;
 }
@@ -295,10 +380,11 @@ void bus_guard_free(struct bus_guard *g) {
         sd_event_source_disable_unref(g->peer_src);
         sd_event_source_disable_unref(g->daemon_src);
         sd_event_source_disable_unref(g->deadline_src);
+        sd_event_source_disable_unref(g->idle_src);
         closep(&g->peer_fd);
         closep(&g->daemon_fd);
-        free(g->to_daemon.data);
-        free(g->to_peer.data);
+        queue_free(&g->to_daemon);
+        queue_free(&g->to_peer);
         sd_event_unref(g->event);
         free(g);
 }

@@ -21,6 +21,15 @@ struct bus_conn {
         sd_bus *bus;
         struct bus_guard *guard;
         uid_t uid;               /* from SO_PEERCRED at accept */
+        sd_event_source *kick;   /* processes what sd-bus read with BEGIN (bus-server.c) */
+};
+
+/* A reply rendered once and served to every caller until the next cycle or a change made over
+ * the bus (Dump(), Metrics(): a flood of calls costs one rendering per cycle, not one per call). */
+struct bus_text_cache {
+        char *text;              /* NULL: nothing rendered yet */
+        uint64_t cycle;          /* manager's cycles when rendered */
+        uint64_t generation;     /* bus_server's generation when rendered */
 };
 
 struct bus_server {
@@ -41,6 +50,9 @@ struct bus_server {
          * calls turn them on; bus_server_cycle_done() answers them after the next cycle). */
         sd_bus_message *waiting[BUS_MAX_WAITING];
         size_t n_waiting;
+        uint64_t generation;     /* changes made over the bus (Set, Pause, Resume, Reload) */
+        struct bus_text_cache dump_cache, metrics_cache;
+        uint64_t renders;        /* Dump() and Metrics() texts rendered (GetStatus BusRenders) */
 };
 
 /* The methods, served on the private socket and on the system bus. */

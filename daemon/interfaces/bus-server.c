@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "mglrud/core/manager.h"
+#include "bus-budget.h"
 #include "bus-guard.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/macro.h"
@@ -30,6 +31,12 @@
 /* Each connection holds 3 descriptors: the manager keeps part of its reserve for them. */
 _Static_assert(3 * (BUS_MAX_CONNECTIONS + BUS_ROOT_RESERVE) <= MANAGER_FD_RESERVE / 2,
                "the bus takes more descriptors than the manager keeps for it");
+/* An unprivileged connection that sends no message and reads no reply for this long is dropped:
+ * 4 users holding 16 idle connections each would lock every other user out. */
+#define BUS_IDLE_TIMEOUT_USEC (60 * USEC_PER_SEC)
+/* Root's connections are served first (their sockets and sd-bus objects are of this priority):
+ * what an unprivileged flood delays them by is the one event being dispatched. */
+#define BUS_ROOT_PRIORITY SD_EVENT_PRIORITY_IMPORTANT
 /* After accept() failed with EMFILE/ENFILE, stop accepting for this long (else the listening
  * socket stays readable and the loop spins). */
 #define BUS_ACCEPT_PAUSE_USEC (1 * USEC_PER_SEC)
@@ -44,6 +51,7 @@ struct bus_conn *bus_find_conn(struct bus_server *b, sd_bus *bus) {
 static void conn_free(struct bus_conn *c) {
         if (!c)
                 return;
+        sd_event_source_disable_unref(c->kick);
         bus_guard_free(c->guard);
         sd_bus_flush_close_unref(c->bus);
         free(c);
@@ -89,6 +97,34 @@ static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *er
         return 0;
 }
 
+/* sd-bus ends the SASL phase without looking at the bytes it read after BEGIN: a call sent in
+ * the same write as BEGIN (dbus-send --peer does) sits in its buffer, and nothing on the socket
+ * wakes it again. Once it says it is connected, process it until it has nothing left. */
+static int on_kick(sd_event_source *s, void *userdata) {
+        struct bus_conn *c = userdata;
+        /* A call may disconnect the peer and free c: hold the bus, not c. */
+        _cleanup_(sd_bus_unrefp) sd_bus *bus = sd_bus_ref(c->bus);
+        c->kick = sd_event_source_disable_unref(c->kick);
+        /* At most what the guard let through: one message of 64 KiB is at least 16 bytes. */
+        for (unsigned i = 0; i < BUS_GUARD_MAX_MESSAGE / 16; i++)
+                if (sd_bus_process(bus, NULL) <= 0)
+                        break; /* an error disconnects, as in sd-bus's own loop */
+        return 0;
+}
+
+static int on_connected(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
+        struct bus_server *b = userdata;
+        struct bus_conn *c = bus_find_conn(b, sd_bus_message_get_bus(msg));
+        if (!c || c->kick)
+                return 0;
+        int r = sd_event_add_defer(b->event, &c->kick, on_kick, c);
+        if (r < 0)
+                return log_debug_errno(r, "Cannot look at a new bus connection's first call: %m");
+        (void) sd_event_source_set_priority(c->kick, c->uid == 0 ? BUS_ROOT_PRIORITY :
+                                                                    SD_EVENT_PRIORITY_NORMAL);
+        return 0;
+}
+
 static void on_guard_closed(struct bus_guard *g, const char *reason, void *userdata) {
         struct bus_conn *c = userdata;
         if (reason)
@@ -97,14 +133,45 @@ static void on_guard_closed(struct bus_guard *g, const char *reason, void *userd
         /* sd-bus now reads EOF from the guard's socketpair and sends itself Disconnected. */
 }
 
-/* Returns whether a peer of uid may have one more connection. */
-static bool conn_allowed(struct bus_server *b, uid_t uid) {
+/* The replies all peers hold passed the budget: drops the unprivileged peers that hold the
+ * most until the rest fits (bus-budget.h). */
+static void on_guard_backlog(struct bus_guard *g, void *userdata) {
+        struct bus_server *b = ((struct bus_conn *) userdata)->b;
+        struct bus_budget_peer peers[BUS_MAX_CONNECTIONS + BUS_ROOT_RESERVE];
+        size_t n = MIN(b->n_conns, ELEMENTSOF(peers)), victim;
+
+        for (size_t i = 0; i < n; i++)
+                peers[i] = (struct bus_budget_peer) { .uid = b->conns[i]->uid,
+                                                      .held = bus_guard_backlog(b->conns[i]->guard) };
+        while (bus_budget_victim(peers, n, BUS_BUDGET_BYTES, &victim) >= 0) {
+                char why[160];
+                snprintf(why, sizeof why, "it held %zu KiB of unread replies, the most while all "
+                         "peers held %zu KiB (at most %u KiB in all)", peers[victim].held >> 10,
+                         bus_budget_total(peers, n) >> 10, BUS_BUDGET_BYTES >> 10);
+                peers[victim].held = 0;
+                bus_guard_close(b->conns[victim]->guard, why);
+        }
+}
+
+/* Returns NULL when a peer of uid may have one more connection, else why not. */
+static const char *conn_refusal(struct bus_server *b, uid_t uid, char *buf, size_t size) {
         size_t same = 0;
         for (size_t i = 0; i < b->n_conns; i++)
                 same += b->conns[i]->uid == uid;
-        if (uid == 0)
-                return b->n_conns < BUS_MAX_CONNECTIONS + BUS_ROOT_RESERVE;
-        return same < BUS_MAX_CONNECTIONS_PER_UID && b->n_conns < BUS_MAX_CONNECTIONS;
+        if (uid == 0) {
+                if (b->n_conns < BUS_MAX_CONNECTIONS + BUS_ROOT_RESERVE)
+                        return NULL;
+                snprintf(buf, size, "the daemon has %zu connections, at most %d in all with "
+                         "root's reserve", b->n_conns, BUS_MAX_CONNECTIONS + BUS_ROOT_RESERVE);
+        } else if (same >= BUS_MAX_CONNECTIONS_PER_UID)
+                snprintf(buf, size, "it has %zu connections, at most %d per user", same,
+                         BUS_MAX_CONNECTIONS_PER_UID);
+        else if (b->n_conns >= BUS_MAX_CONNECTIONS)
+                snprintf(buf, size, "it has %zu; the daemon has %zu, at most %d in all (root "
+                         "has %d more)", same, b->n_conns, BUS_MAX_CONNECTIONS, BUS_ROOT_RESERVE);
+        else
+                return NULL;
+        return buf;
 }
 
 static int accept_connection(struct bus_server *b, int fd) {
@@ -122,11 +189,11 @@ static int accept_connection(struct bus_server *b, int fd) {
                 return r;
         }
         c->uid = bus_guard_uid(c->guard);
-        if (!conn_allowed(b, c->uid)) {
-                log_refusal(b, "Refused a bus connection of uid %u (pid %d): it has %d already "
-                            "(at most %d per user, %d in all).", (unsigned) c->uid,
-                            (int) bus_guard_pid(c->guard), BUS_MAX_CONNECTIONS_PER_UID,
-                            BUS_MAX_CONNECTIONS_PER_UID, BUS_MAX_CONNECTIONS);
+        char buf[160];
+        const char *why = conn_refusal(b, c->uid, buf, sizeof buf);
+        if (why) {
+                log_refusal(b, "Refused a bus connection of uid %u (pid %d): %s.",
+                            (unsigned) c->uid, (int) bus_guard_pid(c->guard), why);
                 close(daemon_fd);
                 conn_free(c);
                 return 0;
@@ -152,11 +219,20 @@ static int accept_connection(struct bus_server *b, int fd) {
                                   "type='signal',path='/org/freedesktop/DBus/Local',"
                                   "interface='org.freedesktop.DBus.Local',member='Disconnected'",
                                   on_disconnected, b)) < 0 ||
+            (r = sd_bus_add_match(c->bus, NULL,
+                                  "type='signal',path='/org/freedesktop/DBus/Local',"
+                                  "interface='org.freedesktop.DBus.Local',member='Connected'",
+                                  on_connected, b)) < 0 ||
+            (r = sd_bus_set_connected_signal(c->bus, 1)) < 0 ||
             (r = sd_bus_start(c->bus)) < 0 ||
-            (r = sd_bus_attach_event(c->bus, b->event, SD_EVENT_PRIORITY_NORMAL)) < 0) {
+            (r = sd_bus_attach_event(c->bus, b->event, c->uid == 0 ? BUS_ROOT_PRIORITY :
+                                                                    SD_EVENT_PRIORITY_NORMAL)) < 0 ||
+            (r = c->uid == 0 ? bus_guard_set_priority(c->guard, BUS_ROOT_PRIORITY) :
+                               bus_guard_set_idle_timeout(c->guard, BUS_IDLE_TIMEOUT_USEC)) < 0) {
                 conn_free(c);
                 return r;
         }
+        bus_guard_set_backlog_callback(c->guard, on_guard_backlog);
         b->conns[b->n_conns++] = c;
         return 0;
 }
@@ -311,6 +387,8 @@ void bus_server_free(struct bus_server *b) {
                 return;
         for (size_t i = 0; i < b->n_waiting; i++)
                 sd_bus_message_unref(b->waiting[i]);
+        free(b->dump_cache.text);
+        free(b->metrics_cache.text);
         for (size_t i = 0; i < b->n_conns; i++)
                 conn_free(b->conns[i]);
         free(b->conns);

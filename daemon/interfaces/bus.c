@@ -203,22 +203,33 @@ static int method_status(sd_bus_message *msg, void *userdata, sd_bus_error *erro
             (r = sd_bus_message_open_container(reply, 'a', "{sv}")) < 0 ||
             (r = bus_append_status(reply, &d, manager_status(b->m, line, sizeof line),
                                    b->m->cgroup_root)) < 0 ||
+            (r = sd_bus_message_append(reply, "{sv}", "BusRenders", "t",
+                                       (uint64_t) b->renders)) < 0 ||
             (r = sd_bus_message_close_container(reply)) < 0)
                 return r;
         return sd_bus_send(NULL, reply, NULL);
 }
 
-static int reply_text(sd_bus_message *msg, struct bus_server *b,
-                      snapshot_format_t fmt) {
-        _cleanup_free_ char *text = NULL;
-        int r = report_text(b->m, fmt, &text);
-        if (r < 0)
-                return r;
-        return sd_bus_reply_method_return(msg, "s", text);
+/* Answers msg with fmt's text, rendered at most once per cycle (and after each change made over
+ * the bus): every caller until then gets the same bytes. */
+static int reply_text(sd_bus_message *msg, struct bus_server *b, snapshot_format_t fmt,
+                      struct bus_text_cache *cache) {
+        if (!cache->text || cache->cycle != b->m->cycles || cache->generation != b->generation) {
+                _cleanup_free_ char *text = NULL;
+                int r = report_text(b->m, fmt, &text);
+                if (r < 0)
+                        return r;
+                b->renders++;
+                free(cache->text);
+                *cache = (struct bus_text_cache) { .text = TAKE_PTR(text), .cycle = b->m->cycles,
+                                                   .generation = b->generation };
+        }
+        return sd_bus_reply_method_return(msg, "s", cache->text);
 }
 
 static int method_dump(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
-        return reply_text(msg, userdata, dump_format);
+        struct bus_server *b = userdata;
+        return reply_text(msg, b, dump_format, &b->dump_cache);
 }
 
 /* Turns the cgroups' idle-age profiles on for a call that shows them and returns true when it
@@ -234,7 +245,7 @@ static bool wait_for_profiles(struct bus_server *b, sd_bus_message *msg) {
 }
 
 static int metrics_reply(sd_bus_message *msg, struct bus_server *b) {
-        return reply_text(msg, b, metrics_format);
+        return reply_text(msg, b, metrics_format, &b->metrics_cache);
 }
 
 static int method_metrics(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
@@ -252,6 +263,7 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
                 return r;
         _cleanup_free_ char *why = NULL;
         r = b->reload(b->m, &why);
+        b->generation++; /* also after a failed reload: part of it may have been applied */
         if (r < 0 && why)
                 return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "%s", why);
         if (r < 0)
@@ -283,6 +295,7 @@ static int set_paused(sd_bus_message *msg, struct bus_server *b, bool paused,
                         return r;
                 log_info("%s %s.", paused ? "Paused" : "Resumed", cg->name);
         }
+        b->generation++;
         return sd_bus_reply_method_return(msg, NULL);
 }
 
@@ -448,6 +461,7 @@ static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error) 
                                          value, reason ?: "invalid value");
         if (r < 0)
                 return r;
+        b->generation++;
         if (*value)
                 log_info("%s: %s=%s (runtime override).", cg->name, key, value);
         else

@@ -3,6 +3,7 @@
  * method, reading an a{sv} reply. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,33 @@
 #include "mglructl.h"
 #include "mglrud/interfaces/bus-protocol.h"
 #include "mglrud/shared/macro.h"
+
+/* Returns whether the error r says that the daemon closed the socket. */
+static bool closed_by_daemon(int r) {
+        return r == -ENOTCONN || r == -ECONNRESET || r == -EPIPE;
+}
+
+/* Waits until the SASL phase has ended (sd_bus_start() only begins it): a refused connection is
+ * then told from a failed call. Returns 0 or a negative errno (-ENOTCONN: the daemon closed it). */
+static int wait_ready(sd_bus *bus) {
+        for (;;) {
+                int r = sd_bus_is_ready(bus);
+                if (r != 0)
+                        return r < 0 ? r : 0;
+                r = sd_bus_process(bus, NULL);
+                if (r < 0)
+                        return r;
+                if (r > 0)
+                        continue;
+                if (!sd_bus_is_open(bus))
+                        return -ENOTCONN;
+                r = sd_bus_wait(bus, 10 * UINT64_C(1000000));
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        return -ETIMEDOUT;
+        }
+}
 
 int ctl_connect(const char *runtime_dir, sd_bus **ret) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -37,8 +65,14 @@ int ctl_connect(const char *runtime_dir, sd_bus **ret) {
                 fprintf(stderr, "Cannot set up the bus connection: %s\n", strerror(-r));
                 return r;
         }
-        if ((r = sd_bus_start(bus)) < 0) {
-                fprintf(stderr, "Cannot talk to mglrud at %s: %s\n", sa.sun_path, strerror(-r));
+        if ((r = sd_bus_start(bus)) < 0 || (r = wait_ready(bus)) < 0) {
+                if (closed_by_daemon(r))
+                        fprintf(stderr, "mglrud at %s closed the connection before it was set up: "
+                                "it refuses connections past its limits (16 per user, 64 in all) "
+                                "and drops slow ones; its log says why.\n", sa.sun_path);
+                else
+                        fprintf(stderr, "Cannot talk to mglrud at %s: %s\n", sa.sun_path,
+                                strerror(-r));
                 return r;
         }
         *ret = TAKE_PTR(bus);
