@@ -467,7 +467,7 @@ static int walk_collect(const char *rel_path, uint64_t id, int dirfd, void *user
                                             .annotation = &e->annotation };
         e->section = config_policy_for(&w->m->config, &match, &e->policy);
         watch_cgroup_dir(w->m, rel_path);
-        e->managed = config_manages(e->section, &e->annotation, &e->policy);
+        e->managed = config_manages(e->section, &e->policy);
         w->n++;
         return 0;
 }
