@@ -15,31 +15,6 @@ bool config_annotation_key_allowed(enum policy_key k) {
         return k >= 0 && k < _POLICY_KEY_MAX && k != POLICY_KEY_SWAPPINESS;
 }
 
-bool config_attributes_trusted(enum cgroup_attributes mode, unsigned owner_uid, unsigned dir_mode,
-                               unsigned self_uid, char *reason, size_t size) {
-        switch (mode) {
-        case CGROUP_ATTRIBUTES_DELEGATED:
-                return true;
-        case CGROUP_ATTRIBUTES_NO:
-                snprintf(reason, size, "CgroupAttributes=no");
-                return false;
-        default:
-                break;
-        }
-        if (owner_uid != 0 && owner_uid != self_uid) {
-                snprintf(reason, size, "the directory is owned by uid %u (CgroupAttributes=%s)",
-                         owner_uid, cgroup_attributes_to_string(mode) ?: "?");
-                return false;
-        }
-        if (dir_mode & 0022) {
-                snprintf(reason, size, "the directory is writable by %s (mode %04o, "
-                         "CgroupAttributes=%s)", dir_mode & 0002 ? "everyone" : "its group",
-                         dir_mode & 07777, cgroup_attributes_to_string(mode) ?: "?");
-                return false;
-        }
-        return true;
-}
-
 /* How careful a mode or a StreamProtection= value is: lower is more careful. */
 static int mode_rank(enum policy_mode m) {
         return m == POLICY_MODE_OFF ? 0 : m == POLICY_MODE_ADVISE ? 1 : 2;

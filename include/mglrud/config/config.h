@@ -179,8 +179,9 @@ void config_files_free(char **files);
 
 /* Loads main_path (it must exist; an empty file gives the built-in defaults) and then
  * dropin_dir/\*.conf in name order (a missing dir is fine). Unknown keys and sections are
- * warned about. Running as root, a file or the drop-in dir that is not owned by root or is
- * writable by group or others is refused (-EPERM). On error logs "file:line: key=value: reason"
+ * warned about. A file, the drop-in dir, a symlink to either or a directory holding one that
+ * someone but root (or the running uid) could have written is refused (-EPERM, see
+ * config_path_trusted). On error logs "file:line: key=value: reason"
  * (never the text of a line that is not Key=Value) and returns -EINVAL (or -errno), leaving ret
  * untouched, and the first error's text in *ret_error (malloc'ed) when ret_error is not NULL;
  * returns 0 on success. ret must be initialized (config_init or an earlier load): on success its
@@ -271,6 +272,23 @@ int config_annotation_bound(const struct config *c, const struct cgroup_match *m
  * CgroupAttributes=root-owned") to reason (size bytes). */
 bool config_attributes_trusted(enum cgroup_attributes mode, unsigned owner_uid, unsigned dir_mode,
                                unsigned self_uid, char *reason, size_t size);
+/* What a path of the configuration is, for config_path_trusted. */
+enum config_path_kind {
+        CONFIG_PATH_FILE,       /* a file read (what a symlink points to) */
+        CONFIG_PATH_DROPIN_DIR, /* the drop-in directory: whoever may write it adds files */
+        CONFIG_PATH_PARENT,     /* the directory holding a file or the drop-in directory */
+        CONFIG_PATH_SYMLINK,    /* a symlink (its mode means nothing) */
+};
+
+/* Returns true when a path of this kind, owner and permission bits could have been written by
+ * root or by self_uid only (the daemon's own uid: a per-user instance, tests on fixture
+ * files): owned by one of them and, but for a symlink, writable by neither group nor others;
+ * a sticky parent directory may be (others cannot rename or remove what they do not own, as
+ * in /tmp). Otherwise writes a one-line reason to reason (size bytes): "owned by uid 1000,
+ * not root (chown root)", "writable by everyone (mode 0666; chmod go-w)". */
+bool config_path_trusted(enum config_path_kind kind, unsigned owner_uid, unsigned mode,
+                         unsigned self_uid, char *reason, size_t size);
+
 /* Returns "root-owned", "delegated", "no", or NULL. */
 const char *cgroup_attributes_to_string(enum cgroup_attributes a);
 
