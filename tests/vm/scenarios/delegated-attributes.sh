@@ -53,6 +53,7 @@ as_user() {
 				mglrud-oci-hook --config /tmp/deleg.conf --log-target stderr --timeout 30s 2>> /tmp/hook.log
 		grep -q "^$1: recorded" /tmp/hook.log && return 0
 	done
+	fail "the hook recorded nothing on $1 in 5 tries (its 100 ms deadline on a loaded host)"
 }
 as_user unsel '"io.mglrud.Mode":"active","io.mglrud.MaxStep":"4M"'
 as_user off '"io.mglrud.Mode":"active"'
