@@ -99,6 +99,8 @@ void config_dump(const struct config *c, FILE *f) {
                         NULL);
         dump_daemon_key(c, f, DAEMON_KEY_STALL_GUARD, c->stall_guard ? "yes" : "no", NULL);
         dump_daemon_key(c, f, DAEMON_KEY_REFAULT_GUARD, c->refault_guard ? "yes" : "no", NULL);
+        dump_daemon_key(c, f, DAEMON_KEY_CGROUP_ATTRIBUTES,
+                        cgroup_attributes_to_string(c->cgroup_attributes), NULL);
 
         /* Locations go on a comment line of their own: appended to a long glob they could
          * push the header past the line length limit and the dump would not parse back. */

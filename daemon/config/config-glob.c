@@ -219,6 +219,7 @@ const struct policy_section *config_policy_for(const struct config *c, const str
                                                struct policy *ret) {
         const struct policy_section *best = NULL, *winner[_POLICY_KEY_MAX] = {};
         const struct cgroup_annotation *a = m->annotation;
+        bool exact_off = false;
 
         /* Per key, the most specific matching section that set it wins; this is the same as
          * applying all matches in increasing specificity, without sorting or allocating. */
@@ -228,6 +229,9 @@ const struct policy_section *config_policy_for(const struct config *c, const str
                         continue;
                 if (!best || policy_section_specificity_cmp(s, best) > 0)
                         best = s;
+                if (section_rank(s) == 4 && (s->set_mask & (1u << POLICY_KEY_MODE)) &&
+                    s->policy.mode == POLICY_MODE_OFF)
+                        exact_off = true;
                 for (unsigned k = 0; k < _POLICY_KEY_MAX; k++)
                         if ((s->set_mask & (1u << k)) &&
                             (!winner[k] || policy_section_specificity_cmp(s, winner[k]) > 0))
@@ -241,6 +245,10 @@ const struct policy_section *config_policy_for(const struct config *c, const str
         uint32_t annotated = a ? a->set_mask : 0;
         if (annotated)
                 policy_copy_keys(&p, &a->overrides, annotated);
+        /* What the administrator turned off for this one cgroup stays off: [Policy:NAME] and
+         * the keys come from whoever could write its xattrs. */
+        if (exact_off)
+                p.mode = POLICY_MODE_OFF;
 
         /* Each section is checked over [Defaults] at load time, but two sources may combine
          * into MinColdAge > MaxColdAge (a broad one raising the minimum, a narrow one lowering
@@ -265,9 +273,8 @@ const struct policy_section *config_policy_for(const struct config *c, const str
         return best;
 }
 
-bool config_manages(const struct policy_section *s, const struct cgroup_annotation *a,
-                    const struct policy *p) {
-        return (s || (a && a->set_mask)) && p->mode != POLICY_MODE_OFF;
+bool config_manages(const struct policy_section *s, const struct policy *p) {
+        return s && p->mode != POLICY_MODE_OFF;
 }
 
 int config_annotation_add(struct cgroup_annotation *a, const char *key, const char *value,
@@ -283,6 +290,10 @@ int config_annotation_add(struct cgroup_annotation *a, const char *key, const ch
         int k = policy_key_from_string(key);
         if (k < 0) {
                 *ret_reason = "unknown policy key";
+                return -EINVAL;
+        }
+        if (!config_annotation_key_allowed(k)) {
+                *ret_reason = "not allowed in an annotation (the configuration's sections set it)";
                 return -EINVAL;
         }
         if (!*value) {

@@ -26,6 +26,13 @@ static const char *const daemon_key_names[_DAEMON_KEY_MAX] = {
         [DAEMON_KEY_PRESSURE_TRIGGERS] = "PressureTriggers",
         [DAEMON_KEY_STALL_GUARD] = "StallGuard",
         [DAEMON_KEY_REFAULT_GUARD] = "RefaultGuard",
+        [DAEMON_KEY_CGROUP_ATTRIBUTES] = "CgroupAttributes",
+};
+
+static const char *const cgroup_attributes_names[_CGROUP_ATTRIBUTES_MAX] = {
+        [CGROUP_ATTRIBUTES_ROOT_OWNED] = "root-owned",
+        [CGROUP_ATTRIBUTES_DELEGATED] = "delegated",
+        [CGROUP_ATTRIBUTES_NO] = "no",
 };
 
 
@@ -37,6 +44,18 @@ static char default_proc_root[] = CONFIG_DEFAULT_PROC_ROOT;
 
 const char *daemon_key_to_string(enum daemon_key k) {
         return k >= 0 && k < _DAEMON_KEY_MAX ? daemon_key_names[k] : NULL;
+}
+
+const char *cgroup_attributes_to_string(enum cgroup_attributes a) {
+        return a >= 0 && a < _CGROUP_ATTRIBUTES_MAX ? cgroup_attributes_names[a] : NULL;
+}
+
+/* Returns the enum cgroup_attributes named s, or -EINVAL. */
+static int cgroup_attributes_from_string(const char *s) {
+        for (int i = 0; i < _CGROUP_ATTRIBUTES_MAX; i++)
+                if (strcmp(cgroup_attributes_names[i], s) == 0)
+                        return i;
+        return -EINVAL;
 }
 
 
@@ -73,6 +92,7 @@ void config_init(struct config *c) {
                 .pressure_triggers = true,
                 .stall_guard = true,
                 .refault_guard = true,
+                .cgroup_attributes = CGROUP_ATTRIBUTES_ROOT_OWNED,
         };
         policy_init_defaults(&c->defaults);
 }
@@ -201,6 +221,9 @@ int config_parse_daemon_key(struct config *c, enum daemon_key k, const char *val
                         break;
                 case DAEMON_KEY_STALL_GUARD: c->stall_guard = def.stall_guard; break;
                 case DAEMON_KEY_REFAULT_GUARD: c->refault_guard = def.refault_guard; break;
+                case DAEMON_KEY_CGROUP_ATTRIBUTES:
+                        c->cgroup_attributes = def.cgroup_attributes;
+                        break;
                 default: break;
                 }
                 c->daemon_set_mask &= ~(1u << k);
@@ -284,6 +307,12 @@ int config_parse_daemon_key(struct config *c, enum daemon_key k, const char *val
                 if (r < 0)
                         return fail(ret_reason, "invalid boolean");
                 c->refault_guard = r;
+                break;
+        case DAEMON_KEY_CGROUP_ATTRIBUTES:
+                r = cgroup_attributes_from_string(value);
+                if (r < 0)
+                        return fail(ret_reason, "expected root-owned, delegated or no");
+                c->cgroup_attributes = r;
                 break;
         case _DAEMON_KEY_MAX:
                 break;

@@ -15,9 +15,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ini.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "mglrud/shared/fileio.h"
 #include "mglrud/shared/log.h"
@@ -501,20 +504,61 @@ int config_load_string(const char *text, const char *filename, struct config *c)
         return config_load_buffers(&file, 1, c);
 }
 
-/* Refuses a file or directory that someone but root could have written, when we run as root: a
- * configuration decides what is evicted. Returns 0 or -EPERM (logged). */
-static int check_owner(const char *path, const struct stat *st, char **first_error) {
-        if (geteuid() != 0)
-                return 0; /* tests, a user's own instance */
-        if (st->st_uid != 0)
-                return load_error(first_error, EPERM, "%s: owned by uid %u, not root: refusing "
-                                  "it (chown root).", path, (unsigned) st->st_uid);
-        if (st->st_mode & 0022)
-                return load_error(first_error, EPERM, "%s: writable by %s (mode %04o): refusing "
-                                  "it (chmod go-w).", path,
-                                  st->st_mode & 0002 ? "everyone" : "its group",
-                                  (unsigned) (st->st_mode & 07777));
-        return 0;
+/* Logs "PATH: WHAT: refusing it." as the load's error. Returns -EPERM. */
+static int refuse(char **first_error, const char *path, const char *what) {
+        return load_error(first_error, EPERM, "%s: %s: refusing it.", path, what);
+}
+
+/* Refuses path when the directory holding resolved (path itself, or what its symlink resolves
+ * to) could be written by someone but root: they could put another file in its place. */
+static int check_parent(const char *resolved, const char *path, char **first_error) {
+        _cleanup_free_ char *copy = strdup(resolved);
+        char why[128], what[PATH_MAX + 160];
+        struct stat st;
+
+        if (!copy)
+                return -ENOMEM;
+        const char *dir = dirname(copy);
+        if (stat(dir, &st) < 0)
+                return load_error(first_error, errno, "%s: %s", dir, strerror(errno));
+        if (config_path_trusted(CONFIG_PATH_PARENT, st.st_uid, st.st_mode, geteuid(), why,
+                                sizeof why))
+                return 0;
+        snprintf(what, sizeof what, "the directory %s is %s", dir, why);
+        return refuse(first_error, path, what);
+}
+
+/* Refuses a configuration path (a file, or the drop-in directory: kind) that someone but root
+ * could have written, like sshd's StrictModes (config_path_trusted, with the daemon's own uid
+ * trusted too: a per-user instance, tests on fixture files): what it is after links (target,
+ * as opened), the symlink itself, and the directories holding both. Returns 0, -EPERM (logged)
+ * or a negative errno. */
+static int check_trust(const char *path, const struct stat *target, enum config_path_kind kind,
+                       char **first_error) {
+        char why[128], what[192];
+        struct stat st;
+        int r;
+
+        if (lstat(path, &st) < 0)
+                return load_error(first_error, errno, "%s: %s", path, strerror(errno));
+        bool link = S_ISLNK(st.st_mode);
+        if (link && !config_path_trusted(CONFIG_PATH_SYMLINK, st.st_uid, st.st_mode, geteuid(),
+                                         why, sizeof why)) {
+                snprintf(what, sizeof what, "a symlink %s", why);
+                return refuse(first_error, path, what);
+        }
+        if (!config_path_trusted(kind, target->st_uid, target->st_mode, geteuid(), why,
+                                 sizeof why)) {
+                snprintf(what, sizeof what, "%s%s", link ? "what it links to is " : "", why);
+                return refuse(first_error, path, what);
+        }
+        r = check_parent(path, path, first_error);
+        if (r < 0 || !link)
+                return r;
+        _cleanup_free_ char *real = realpath(path, NULL);
+        if (!real)
+                return load_error(first_error, errno, "%s: %s", path, strerror(errno));
+        return check_parent(real, path, first_error);
 }
 
 int config_load(const char *main_path, const char *dropin_dir, struct config *ret,
@@ -533,7 +577,8 @@ int config_load(const char *main_path, const char *dropin_dir, struct config *re
                 r = load_error(&first, errno, "%s: %s", main_path, strerror(errno));
                 goto fail;
         }
-        if (dropin_dir && stat(dropin_dir, &st) == 0 && (r = check_owner(dropin_dir, &st, &first)) < 0)
+        if (dropin_dir && stat(dropin_dir, &st) == 0 &&
+            (r = check_trust(dropin_dir, &st, CONFIG_PATH_DROPIN_DIR, &first)) < 0)
                 goto fail;
         r = config_list_files(main_path, dropin_dir, &files);
         if (r < 0)
@@ -548,7 +593,7 @@ int config_load(const char *main_path, const char *dropin_dir, struct config *re
                         r = load_error(&first, errno, "%s: %s", *f, strerror(errno));
                         goto fail;
                 }
-                if ((r = check_owner(*f, &st, &first)) < 0)
+                if ((r = check_trust(*f, &st, CONFIG_PATH_FILE, &first)) < 0)
                         goto fail;
                 r = read_full_fd(fd, &b);
                 if (r < 0) {

@@ -21,7 +21,7 @@
 #include "mglrud/core/reclaim-stall.h"
 #include "mglrud/core/refault-trust.h"
 #include "mglrud/core/stream-protection.h"
-#include "mglrud/kernel/cgroup-xattr.h"
+#include "mglrud/core/cgroup-attributes.h"
 #include "mglrud/kernel/cgroupfs.h"
 #include "mglrud/shared/escape.h"
 #include "mglrud/kernel/container.h"
@@ -76,6 +76,7 @@ void manager_done(struct manager *m) {
         while (m->n_cgroups > 0)
                 manager_drop_cgroup(m, m->n_cgroups - 1);
         free(m->cgroups);
+        attribute_notes_done(&m->attribute_notes);
         streams_free(m->streams);
         closep_reset(&m->lrugen_read_fd);
         closep_reset(&m->lrugen_enabled_fd);
@@ -439,35 +440,6 @@ static bool cgroup_tree_changed(struct manager *m) {
         return changed;
 }
 
-/* An annotation entry the daemon does not take: the hook checked it, but anyone who may write
- * the cgroup's xattrs may have set it. At debug level: rescans read it again every minute. */
-static void annotation_refused(const char *key, const char *value, const char *reason,
-                               void *userdata) {
-        /* Whoever set it chose every byte of the name and the value. */
-        _cleanup_free_ char *name = escape_path(userdata), *k = escape_path(key),
-                            *v = escape_path(value);
-        log_debug("%s: ignoring the xattr %s%s=%s: %s", name ?: "?", CGROUP_XATTR_PREFIX,
-                  k ?: "?", v ?: "?", reason);
-}
-
-/* Reads what the container runtime's hook recorded on the cgroup dirfd into *ret (nothing on
- * any error: a vanished cgroup, a filesystem without user xattrs). */
-static void read_annotation(int dirfd, const char *rel_path, const struct config *c,
-                            struct cgroup_annotation *ret) {
-        struct cgroup_xattrs x;
-        if (cgroup_xattrs_read(dirfd, &x) < 0 || x.n == 0) {
-                *ret = (struct cgroup_annotation) {};
-                return;
-        }
-        (void) config_annotation_from_xattrs(&x, ret, annotation_refused, (void *) rel_path);
-        if (ret->policy_name[0] && !config_find_policy(c, ret->policy_name)) {
-                _cleanup_free_ char *name = escape_path(rel_path);
-                log_debug("%s: no [Policy:%s] section for its annotation, ignoring the name.",
-                          name ?: "?", ret->policy_name);
-                ret->policy_name[0] = '\0';
-        }
-}
-
 static int walk_collect(const char *rel_path, uint64_t id, int dirfd, void *userdata) {
         struct walk_ctx *w = userdata;
         if (w->n == w->cap) {
@@ -492,12 +464,13 @@ static int walk_collect(const char *rel_path, uint64_t id, int dirfd, void *user
         memcpy(w->paths + w->paths_len, rel_path, len);
         w->paths_len += len;
         (void) container_identify(rel_path, &e->container);
-        read_annotation(dirfd, rel_path, &w->m->config, &e->annotation);
-        const struct cgroup_match match = { .path = rel_path, .container = &e->container,
-                                            .annotation = &e->annotation };
+        struct cgroup_match match = { .path = rel_path, .container = &e->container };
+        cgroup_attributes_read(&w->m->attribute_notes, &w->m->config, geteuid(), dirfd, id,
+                               &match, &e->annotation);
+        match.annotation = &e->annotation;
         e->section = config_policy_for(&w->m->config, &match, &e->policy);
         watch_cgroup_dir(w->m, rel_path);
-        e->managed = config_manages(e->section, &e->annotation, &e->policy);
+        e->managed = config_manages(e->section, &e->policy);
         w->n++;
         return 0;
 }
@@ -643,6 +616,7 @@ static int manager_rescan(struct manager *m, uint64_t now_usec) {
         _cleanup_free_ struct cgroup **by_path = NULL;
         struct policy_pool *pool = NULL;
         int r = cgroupfs_walk(m->cgroup_root, walk_collect, &w);
+        attribute_notes_walk_done(&m->attribute_notes);
         if (r < 0) {
                 log_error_errno(r, "Cannot walk cgroup tree %s: %m", m->cgroup_root);
                 goto out;

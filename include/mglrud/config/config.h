@@ -11,9 +11,9 @@
  *                       io.mglrud.policy=NAME gets it (mglrud-oci-hook records the name on the
  *                       container's cgroup as the xattr user.mglrud.policy)
  *
- * A cgroup is managed when a section matches it (or it carries annotated keys); the keys of
- * all matching sections apply over [Defaults], least specific first, so the most specific
- * section wins per key. From least to most specific:
+ * A cgroup is managed when a section matches it (annotated keys alone never make it managed);
+ * the keys of all matching sections apply over [Defaults], least specific first, so the most
+ * specific section wins per key. From least to most specific:
  *
  *   1. path globs with a wildcard (among them: fewer wildcards, then more literal characters,
  *      then the later section; all globs that match one path have as many components)
@@ -21,8 +21,14 @@
  *   3. [Container:RUNTIME], [Pod:QOS]
  *   4. path globs without a wildcard (one cgroup's exact path)
  *   5. [Policy:NAME] named by the container's annotation
- *   6. the container's annotated keys (io.mglrud.KEY=VALUE, xattrs user.mglrud.KEY)
+ *   6. the container's annotated keys (io.mglrud.KEY=VALUE, xattrs user.mglrud.KEY), bounded
+ *      by 1-5 (config_annotation_bound): they may only make the policy more careful
  *   (7. runtime overrides, mglructl set, applied by the core over all of this)
+ *
+ * Two exceptions to "the most specific wins", because 5 and 6 come from whoever could write
+ * the cgroup's xattrs (man/mglrud.8, SECURITY): a path glob without a wildcard (4) that sets
+ * Mode=off is final, 5 and 6 cannot change it; and an annotation counts only on a cgroup
+ * directory [Daemon] CgroupAttributes= trusts (config_attributes_trusted).
  *
  * Globs are matched with fnmatch(FNM_PATHNAME): '*', '?' and '[...]' never cross a '/', so
  * "/system.slice/<star>" matches the direct children of system.slice only. */
@@ -93,7 +99,18 @@ enum daemon_key {
         DAEMON_KEY_PRESSURE_TRIGGERS,
         DAEMON_KEY_STALL_GUARD,
         DAEMON_KEY_REFAULT_GUARD,
+        DAEMON_KEY_CGROUP_ATTRIBUTES,
         _DAEMON_KEY_MAX,
+};
+
+/* [Daemon] CgroupAttributes=: on which cgroup directories the user.mglrud.* xattrs count. */
+enum cgroup_attributes {
+        CGROUP_ATTRIBUTES_ROOT_OWNED, /* owned by root (or the daemon's own uid), no group or
+                                       * other write bit: what a rootful runtime's hook wrote */
+        CGROUP_ATTRIBUTES_DELEGATED,  /* also directories other users own (delegated subtrees,
+                                       * rootless containers) */
+        CGROUP_ATTRIBUTES_NO,         /* never */
+        _CGROUP_ATTRIBUTES_MAX,
 };
 
 /* Built-in defaults and ranges (etc/mglrud.conf documents the same numbers; a unit test keeps
@@ -126,6 +143,7 @@ struct config {
         bool stall_guard;            /* StallGuard= end a job between chunks on reclaim stalls (BPF) */
         bool refault_guard;          /* RefaultGuard= end a job between chunks when the file pages
                                       * it evicts come back (BPF, the own refault count) */
+        enum cgroup_attributes cgroup_attributes; /* CgroupAttributes= */
 
         uint32_t daemon_set_mask;    /* (1u << enum daemon_key) for every key a file set */
 
@@ -161,8 +179,9 @@ void config_files_free(char **files);
 
 /* Loads main_path (it must exist; an empty file gives the built-in defaults) and then
  * dropin_dir/\*.conf in name order (a missing dir is fine). Unknown keys and sections are
- * warned about. Running as root, a file or the drop-in dir that is not owned by root or is
- * writable by group or others is refused (-EPERM). On error logs "file:line: key=value: reason"
+ * warned about. A file, the drop-in dir, a symlink to either or a directory holding one that
+ * someone but root (or the running uid) could have written is refused (-EPERM, see
+ * config_path_trusted). On error logs "file:line: key=value: reason"
  * (never the text of a line that is not Key=Value) and returns -EINVAL (or -errno), leaving ret
  * untouched, and the first error's text in *ret_error (malloc'ed) when ret_error is not NULL;
  * returns 0 on success. ret must be initialized (config_init or an earlier load): on success its
@@ -188,31 +207,38 @@ int config_load_buffers(const struct config_buffer *files, size_t n, struct conf
 int config_load_string(const char *text, const char *filename, struct config *c);
 
 /* Computes the effective policy of the cgroup m describes: [Defaults], then every matching
- * section in increasing specificity (see the top of this file), then the annotation's keys.
- * The root "/" matches only a "[/]" section. When two sources combine into MinColdAge >
- * MaxColdAge, the bound from the more specific one is kept and the other is set equal to it.
- * Returns the most specific matching section, or NULL when none matches (*ret is then the
- * defaults with the annotation's keys). */
+ * section in increasing specificity (see the top of this file), then the annotation's keys
+ * (taken as they are: config_annotation_bound bounds them first). An exact-path section's
+ * Mode=off stays, whatever [Policy:NAME] or the annotation say. The root "/" matches only a
+ * "[/]" section. When two sources combine into MinColdAge > MaxColdAge, the bound from the
+ * more specific one is kept and the other is set equal to it. Returns the most specific
+ * matching section, or NULL when none matches (*ret is then the defaults with the
+ * annotation's keys). */
 const struct policy_section *config_policy_for(const struct config *c, const struct cgroup_match *m,
                                                struct policy *ret);
 
-/* Returns true when a cgroup with this effective policy, matching section (or NULL) and
- * annotation (or NULL) is managed: a section matched or the annotation set a key, and Mode is
- * not off. */
-bool config_manages(const struct policy_section *s, const struct cgroup_annotation *a,
-                    const struct policy *p);
+/* Returns true when a cgroup with this effective policy and matching section (or NULL) is
+ * managed: a section matched (a [Policy:NAME] the annotation names counts, annotated keys
+ * alone do not) and Mode is not off. */
+bool config_manages(const struct policy_section *s, const struct policy *p);
 
 /* Returns the [Policy:NAME] section called name, or NULL. */
 const struct policy_section *config_find_policy(const struct config *c, const char *name);
 
-/* Called for every annotation entry that is refused, with a static reason. */
+/* Called for every annotation entry that is refused or changed, with the reason (valid
+ * during the call). */
 typedef void (*annotation_refused_fn)(const char *key, const char *value, const char *reason,
                                       void *userdata);
 
+/* Returns true when an annotation may set policy key k at all. Every key but Swappiness: it
+ * moves reclaim between the swap device the host shares and the file cache, with no side
+ * that is the careful one (a container can name a [Policy:NAME] that sets it). */
+bool config_annotation_key_allowed(enum policy_key k);
+
 /* Checks one annotation entry, key "policy" or a policy key name ("MinColdAge"), value as
- * written, and adds it to a: the policy name's syntax (policy_name_valid) or the value with
- * config_parse_policy_key. Returns 0, or -EINVAL with a static reason in *ret_reason (a is
- * then unchanged). */
+ * written, and adds it to a: the policy name's syntax (policy_name_valid), or that the key is
+ * allowed (config_annotation_key_allowed) and the value with config_parse_policy_key. Returns
+ * 0, or -EINVAL with a static reason in *ret_reason (a is then unchanged). */
 int config_annotation_add(struct cgroup_annotation *a, const char *key, const char *value,
                           const char **ret_reason);
 
@@ -222,6 +248,45 @@ int config_annotation_add(struct cgroup_annotation *a, const char *key, const ch
  * refused (may be NULL). Returns the number refused; *ret is always written. */
 int config_annotation_from_xattrs(const struct cgroup_xattrs *x, struct cgroup_annotation *ret,
                                   annotation_refused_fn refused, void *userdata);
+
+/* Bounds the annotation a of the cgroup m describes (m->annotation is not read) by what the
+ * configuration gives it without a's keys (its [Policy:NAME] counts: the administrator wrote
+ * it): Mode may only go down (to off, to advise from another mode), StreamProtection too
+ * (no < advise < yes); MinColdAge, MaxColdAge and Floor are raised to that value, MaxStep,
+ * PressureTarget, RefaultTarget and ReclaimRatio lowered to it; a Mode=off exact-path section
+ * drops every key. Each change is passed to note (may be NULL) with the value as recorded and
+ * a reason naming the value used. Returns the number of keys changed or dropped. */
+int config_annotation_bound(const struct config *c, const struct cgroup_match *m,
+                            struct cgroup_annotation *a, annotation_refused_fn note,
+                            void *userdata);
+
+/* Returns true when CgroupAttributes=mode lets the user.mglrud.* xattrs of a cgroup directory
+ * owned by owner_uid with permission bits dir_mode count, for a daemon running as self_uid
+ * (root is trusted, and so is the daemon's own uid: a per-user instance, a test). root-owned:
+ * a trusted owner and no group or other write bit (those could set xattrs too); delegated:
+ * any directory; no: none. Otherwise writes a one-line reason ("owned by uid 1000,
+ * CgroupAttributes=root-owned") to reason (size bytes). */
+bool config_attributes_trusted(enum cgroup_attributes mode, unsigned owner_uid, unsigned dir_mode,
+                               unsigned self_uid, char *reason, size_t size);
+/* What a path of the configuration is, for config_path_trusted. */
+enum config_path_kind {
+        CONFIG_PATH_FILE,       /* a file read (what a symlink points to) */
+        CONFIG_PATH_DROPIN_DIR, /* the drop-in directory: whoever may write it adds files */
+        CONFIG_PATH_PARENT,     /* the directory holding a file or the drop-in directory */
+        CONFIG_PATH_SYMLINK,    /* a symlink (its mode means nothing) */
+};
+
+/* Returns true when a path of this kind, owner and permission bits could have been written by
+ * root or by self_uid only (the daemon's own uid: a per-user instance, tests on fixture
+ * files): owned by one of them and, but for a symlink, writable by neither group nor others;
+ * a sticky parent directory may be (others cannot rename or remove what they do not own, as
+ * in /tmp). Otherwise writes a one-line reason to reason (size bytes): "owned by uid 1000,
+ * not root (chown root)", "writable by everyone (mode 0666; chmod go-w)". */
+bool config_path_trusted(enum config_path_kind kind, unsigned owner_uid, unsigned mode,
+                         unsigned self_uid, char *reason, size_t size);
+
+/* Returns "root-owned", "delegated", "no", or NULL. */
+const char *cgroup_attributes_to_string(enum cgroup_attributes a);
 
 /* Returns true when a carries anything (a policy name or a key). */
 static inline bool cgroup_annotation_present(const struct cgroup_annotation *a) {

@@ -13,6 +13,7 @@
 
 #include "mglrud/config/config.h"
 #include "mglrud/core/actuator.h"
+#include "mglrud/core/cgroup-attributes.h"
 #include "mglrud/core/cgroup.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/counters.h"
@@ -102,6 +103,7 @@ struct manager {
         uint64_t last_rescan_usec;
         unsigned keep;              /* which files each cgroup keeps open (cgroup-files.h) */
         bool fd_short;              /* the descriptor limit does not fit every cgroup */
+        struct attribute_notes attribute_notes; /* whose refused xattrs were logged */
 
         int lrugen_read_fd, lrugen_write_fd;
         int lrugen_enabled_fd;      /* /sys/kernel/mm/lru_gen/enabled, read each cycle */

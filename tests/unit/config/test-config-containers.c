@@ -77,7 +77,7 @@ static void test_kind_sections(void **state) {
         /* conmon and the runtime's own units match nothing */
         assert_null(policy_for(&c, "/machine.slice/libpod-conmon-" ID ".scope", NULL, &p));
         assert_null(policy_for(&c, "/system.slice/docker.service", NULL, &p));
-        assert_false(config_manages(NULL, NULL, &p));
+        assert_false(config_manages(NULL, &p));
 
         /* [Policy:NAME] only through an annotation */
         assert_non_null(config_find_policy(&c, "batch"));
@@ -145,17 +145,21 @@ static void test_annotation_only(void **state) {
         config_init(&c);
         assert_int_equal(config_load_string("[Defaults]\nMaxStep=32M\n", "a.conf", &c), 0);
         policy_init_defaults(&a.overrides);
-        /* annotated keys alone manage a container no section names */
+        /* annotated keys alone never manage a container no section names (man/mglrud.8,
+         * SECURITY), though they still apply over [Defaults] */
         assert_null(policy_for(&c, DOCKER_PATH, &a, &p));
-        assert_false(config_manages(NULL, &a, &p));
+        assert_false(config_manages(NULL, &p));
         annotate(&a, "MinColdAge", "5s");
         assert_null(policy_for(&c, DOCKER_PATH, &a, &p));
-        assert_true(config_manages(NULL, &a, &p));
+        assert_false(config_manages(NULL, &p));
         assert_int_equal(p.min_cold_age_usec, 5 * USEC_PER_SEC);
         assert_int_equal(p.max_step_bytes, 32 * MiB);
+        /* a section does */
+        const struct policy_section any = { .name = (char *) "Container:*" };
+        assert_true(config_manages(&any, &p));
         annotate(&a, "Mode", "off");
         (void) policy_for(&c, DOCKER_PATH, &a, &p);
-        assert_false(config_manages(NULL, &a, &p));
+        assert_false(config_manages(&any, &p));
         config_done(&c);
 }
 

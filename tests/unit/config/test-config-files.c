@@ -373,6 +373,130 @@ static void test_examples(void **state) {
         config_done(&all);
 }
 
+/* Loads dir/mglrud.conf and dir/d; returns config_load's result with its first error in why
+ * (freed by the next call; "" when none). */
+static int load_in(const char *dir, char **why) {
+        char main_path[512], dropins[512];
+        struct config c;
+
+        free(*why);
+        *why = NULL;
+        snprintf(main_path, sizeof main_path, "%s/mglrud.conf", dir);
+        snprintf(dropins, sizeof dropins, "%s/d", dir);
+        config_init(&c);
+        int r = config_load(main_path, dropins, &c, why);
+        config_done(&c);
+        if (!*why)
+                *why = strdup("");
+        return r;
+}
+
+/* Who may have written a path (config_path_trusted): root or the running uid, nobody else. */
+static void test_path_trust(void **state) {
+        char why[128];
+        const unsigned self = 4242;
+
+        assert_true(config_path_trusted(CONFIG_PATH_FILE, 0, 0644, self, why, sizeof why));
+        assert_true(config_path_trusted(CONFIG_PATH_FILE, self, 0600, self, why, sizeof why));
+        assert_false(config_path_trusted(CONFIG_PATH_FILE, 1000, 0644, self, why, sizeof why));
+        assert_string_equal(why, "owned by uid 1000, not root");
+        assert_false(config_path_trusted(CONFIG_PATH_FILE, 0, 0664, self, why, sizeof why));
+        assert_string_equal(why, "writable by its group (mode 0664)");
+        /* a sticky directory (/tmp) may hold a file, but not be the drop-in directory */
+        assert_true(config_path_trusted(CONFIG_PATH_PARENT, 0, 01777, self, why, sizeof why));
+        assert_false(config_path_trusted(CONFIG_PATH_PARENT, 0, 0777, self, why, sizeof why));
+        assert_string_equal(why, "writable by everyone (mode 0777)");
+        assert_false(config_path_trusted(CONFIG_PATH_DROPIN_DIR, 0, 01777, self, why, sizeof why));
+        /* a symlink's mode means nothing, its owner does */
+        assert_true(config_path_trusted(CONFIG_PATH_SYMLINK, 0, 0777, self, why, sizeof why));
+        assert_false(config_path_trusted(CONFIG_PATH_SYMLINK, 1000, 0777, self, why, sizeof why));
+}
+
+/* config_load refuses a file, a drop-in directory, a symlink or what it points to, or a
+ * directory holding one, that someone else could have written (the owner cases as root). */
+static void test_untrusted_paths(void **state) {
+        char tmpl[] = "/tmp/mglrud-trust-XXXXXX", other_tmpl[] = "/tmp/mglrud-other-XXXXXX";
+        char *dir = mkdtemp(tmpl), *other = mkdtemp(other_tmpl), *why = NULL;
+        char p[512], q[512], expect[1024];
+
+        if (!dir || !other) {
+                fail_msg("mkdtemp: %m");
+                return;
+        }
+        write_file(dir, "mglrud.conf", "[Defaults]\nFloor=1M\n");
+        snprintf(p, sizeof p, "%s/mglrud.conf", dir);
+        snprintf(q, sizeof q, "%s/d", dir);
+        assert_int_equal(mkdir(q, 0755), 0);
+        assert_int_equal(load_in(dir, &why), 0);
+
+        assert_int_equal(chmod(p, 0664), 0);
+        assert_int_equal(load_in(dir, &why), -EPERM);
+        snprintf(expect, sizeof expect, "%s: writable by its group (mode 0664): refusing it.", p);
+        assert_string_equal(why, expect);
+        assert_int_equal(chmod(p, 0644), 0);
+
+        /* its directory: world-writable is refused, sticky (as /tmp) is not */
+        assert_int_equal(chmod(dir, 0777), 0);
+        assert_int_equal(load_in(dir, &why), -EPERM);
+        /* (the drop-in directory is checked first: it is in there too) */
+        snprintf(expect, sizeof expect, "%s: the directory %s is writable by everyone (mode 0777): "
+                 "refusing it.", q, dir);
+        assert_string_equal(why, expect);
+        assert_int_equal(chmod(dir, 01777), 0);
+        assert_int_equal(load_in(dir, &why), 0);
+        assert_int_equal(chmod(dir, 0700), 0);
+
+        /* the drop-in directory: not even sticky */
+        assert_int_equal(chmod(q, 01777), 0);
+        assert_int_equal(load_in(dir, &why), -EPERM);
+        snprintf(expect, sizeof expect, "%s: writable by everyone (mode 1777): refusing it.", q);
+        assert_string_equal(why, expect);
+        assert_int_equal(chmod(q, 0755), 0);
+
+        /* a drop-in linked from elsewhere: what it links to, and the directory that is in */
+        write_file(other, "x.conf", "[Defaults]\nFloor=2M\n");
+        char target[512], link[512];
+        snprintf(target, sizeof target, "%s/x.conf", other);
+        snprintf(link, sizeof link, "%s/d/50-x.conf", dir);
+        assert_int_equal(symlink(target, link), 0);
+        assert_int_equal(load_in(dir, &why), 0);
+        assert_int_equal(chmod(target, 0666), 0);
+        assert_int_equal(load_in(dir, &why), -EPERM);
+        snprintf(expect, sizeof expect, "%s: what it links to is writable by everyone (mode 0666): "
+                 "refusing it.", link);
+        assert_string_equal(why, expect);
+        assert_int_equal(chmod(target, 0644), 0);
+        assert_int_equal(chmod(other, 0775), 0);
+        assert_int_equal(load_in(dir, &why), -EPERM);
+        snprintf(expect, sizeof expect, "%s: the directory %s is writable by its group (mode 0775): "
+                 "refusing it.", link, other);
+        assert_string_equal(why, expect);
+        assert_int_equal(chmod(other, 0700), 0);
+        assert_int_equal(load_in(dir, &why), 0);
+
+        if (geteuid() == 0) {
+                /* owners: the symlink, the file, the drop-in directory */
+                assert_int_equal(lchown(link, 1000, 1000), 0);
+                assert_int_equal(load_in(dir, &why), -EPERM);
+                snprintf(expect, sizeof expect, "%s: a symlink owned by uid 1000, not root: "
+                         "refusing it.", link);
+                assert_string_equal(why, expect);
+                assert_int_equal(lchown(link, 0, 0), 0);
+                assert_int_equal(chown(p, 1000, 1000), 0);
+                assert_int_equal(load_in(dir, &why), -EPERM);
+                snprintf(expect, sizeof expect, "%s: owned by uid 1000, not root: refusing it.", p);
+                assert_string_equal(why, expect);
+                assert_int_equal(chown(p, 0, 0), 0);
+                assert_int_equal(chown(q, 1000, 1000), 0);
+                assert_int_equal(load_in(dir, &why), -EPERM);
+                assert_int_equal(chown(q, 0, 0), 0);
+                assert_int_equal(load_in(dir, &why), 0);
+        }
+        free(why);
+        rm_rf(dir);
+        rm_rf(other);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_glob_precedence, setup, teardown),
@@ -383,6 +507,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_missing_files, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_shipped_config, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_examples, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_path_trust, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_untrusted_paths, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

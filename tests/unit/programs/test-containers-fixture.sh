@@ -4,7 +4,7 @@
 # them): every container and pod of expected-identities.txt is managed by its kind section and
 # shows its runtime, id, pod uid and QoS class in mglructl status, dump, dump --json and top;
 # conmon scopes and the runtimes' own units are not managed; an annotated policy and key win
-# over the kind sections; a refused xattr is ignored; an xattr set on a running daemon's
+# over the kind sections; a refused xattr is ignored; a policy name set on a running daemon's
 # unmanaged cgroup makes it managed at the next cycle (inotify IN_ATTRIB), not at the minute's
 # rescan.
 set -euo pipefail
@@ -94,7 +94,8 @@ grep -qE '^mglrud_actions_total\{cgroup="/kubepods.slice/.*/crio-[0-9a-f]{64}.sc
         fail "metrics lack runtime/qos_class labels"
 
 # A container annotated while the daemon runs: managed at the next cycle (inotify IN_ATTRIB).
-setx /system.slice/sshd.service MaxStep 4M
+# (A key alone would not do: only a section selects a cgroup, here the [Policy:batch] named.)
+setx /system.slice/sshd.service policy batch
 for _ in $(seq 50); do
         out=$(ctl status)
         grep -q 'Advising on 23 cgroups' <<<"$out" && break

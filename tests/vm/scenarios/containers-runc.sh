@@ -31,10 +31,11 @@ Interval=2s
 [Container:docker]
 Mode=advise
 
-# Chosen by a container's annotation io.mglrud.policy=batch.
+# Chosen by a container's annotation io.mglrud.policy=batch. MinColdAge is the lowest an
+# annotation may set (the container's io.mglrud.MinColdAge=5s raises it; mglrud(8), SECURITY).
 [Policy:batch]
 Mode=active
-MinColdAge=10s
+MinColdAge=2s
 MaxColdAge=40s
 MaxStep=12M
 EOC
