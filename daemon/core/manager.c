@@ -947,6 +947,9 @@ void manager_daemon_stats(const struct manager *m, struct daemon_stats *ret) {
                 .refault_guard = m->refault_guard && m->config.refault_guard,
                 .actuation = m->actuator ? actuator_get_stats(m->actuator)
                                          : (struct actuator_stats) {},
+                .write_age_usec = m->actuator ? actuator_write_age_usec(m->actuator,
+                                                                        now_monotonic_usec())
+                                              : 0,
                 .streams = streams_get_stats(m->streams),
                 .host_idle = &m->host_idle,
         };

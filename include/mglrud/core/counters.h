@@ -126,7 +126,10 @@ enum counter_when {
           "StallGuardStops")                                                                   \
         X(refault_guard, bool, STATE, COUNTER_FLAG, NULL, NULL, NULL, "RefaultGuard")          \
         X(refault_guard_stops, uint64_t, COUNT, COUNTER_COUNT, NULL, NULL, NULL,               \
-          "RefaultGuardStops")
+          "RefaultGuardStops")                                                                 \
+        X(write_age_usec, uint64_t, STATE, COUNTER_USEC, "mglrud_write_in_progress_seconds",   \
+          "gauge", "How long the kernel write in progress has run (0: none).",                 \
+          "WriteInProgressUSec")
 
 #define COUNTER_ENUM_(field, ...) CONTROL_COUNTER_##field,
 enum control_counter { CONTROL_COUNTERS(COUNTER_ENUM_) _CONTROL_COUNTER_MAX };

@@ -8,6 +8,7 @@ static const struct daemon_stats stats = {
         .cycles = 42,
         .n_cgroups = 2,
         .cycle_usec = 1500,
+        .write_age_usec = 2500000,
         .interval_usec = 5000000,
         .actuation = { .jobs = 7, .writes = 12, .failed = 1, .asked_bytes = 50331648 },
         .stall_guard = true,
