@@ -16,9 +16,10 @@ build=${MGLRUD_BUILD_DIR:-$here/build}
 packages=(meson ninja-build gcc pkg-config libsystemd-dev libcgroup-dev libinih-dev libcmocka-dev
           systemd qemu-system-x86 qemu-utils busybox-static e2fsprogs xz-utils cpio kmod
           valgrind tmux strace groff-base util-linux clang libclang-rt-14-dev bpftool libbpf-dev
-          libjson-c-dev python3-yaml python3-kubernetes yamllint
+          libjson-c-dev python3-yaml python3-kubernetes yamllint prometheus
           dpkg-dev debhelper fakeroot lintian debootstrap
-          chromium) # chromium: the mglructl-report test renders the picture in a real browser
+          chromium) # chromium: the mglructl-report test renders the picture in a real browser;
+                    # prometheus: promtool checks and unit-tests etc/prometheus/mglrud-rules.yml
 
 die() { echo "bootstrap: $*" >&2; exit 1; }
 
