@@ -3,7 +3,8 @@
  * annotations on its cgroup. It reads the OCI state from stdin (json-c), takes
  * io.mglrud.policy=NAME (a [Policy:NAME] section of mglrud.conf) and io.mglrud.KEY=VALUE (any
  * policy key), checks each with the configuration's own parser, finds the container's cgroup
- * (/proc/PID/cgroup of the container's process, else the bundle's linux.cgroupsPath) and
+ * (/proc/PID/cgroup of the container's process, up to the container's own cgroup when the
+ * runtime put the process in a sub-cgroup, else the bundle's linux.cgroupsPath) and
  * replaces its user.mglrud.* xattrs with what it accepted; mglrud reads them at discovery.
  *
  * It must never stop or slow a container start: it exits 0 whatever happens, logs what it
@@ -237,8 +238,9 @@ static void check_against_config(struct cgroup_annotation *a, struct cgroup_xatt
         config_done(&c);
 }
 
-/* Finds the container's cgroup below the cgroup2 root: the cgroup of its process, else the
- * bundle's linux.cgroupsPath. Returns 0 and the path in buf, or a negative errno. */
+/* Finds the container's cgroup below the cgroup2 root: the cgroup of its process (or its
+ * nearest ancestor that a container layout names, when the runtime made a sub-cgroup), else
+ * the bundle's linux.cgroupsPath. Returns 0 and the path in buf, or a negative errno. */
 static int find_cgroup(struct json_object *state, const char *id, char *buf, size_t size) {
         struct json_object *pidv;
         int r = -ENOENT;
@@ -250,8 +252,12 @@ static int find_cgroup(struct json_object *state, const char *id, char *buf, siz
                 snprintf(p, sizeof p, "%s/%lld/cgroup", arg_proc_root,
                          (long long) json_object_get_int64(pidv));
                 r = read_full_file_at(AT_FDCWD, p, &b);
-                if (r >= 0 && (r = proc_cgroup_parse(b.data, b.len, buf, size)) >= 0)
+                if (r >= 0 && (r = proc_cgroup_parse(b.data, b.len, buf, size)) >= 0) {
+                        /* crun runs a Podman container's process one level below the scope
+                         * mglrud knows as the container (libpod-<id>.scope/container). */
+                        (void) container_cgroup_of(buf);
                         return 0;
+                }
                 log_debug("%s: no cgroup v2 path in %s (%s), trying the bundle.", id, p,
                           strerror(-r));
         }
