@@ -1,6 +1,6 @@
 # engines-systemd: the real engines and monitoring around the Debian package, under systemd as
-# PID 1 on the root disk (mkrootfs.sh installs them; the guest has no network).
-# run-scenario: --root-disk
+# PID 1 on the engines root disk (mkrootfs.sh --engines installs them; the guest has no network).
+# run-scenario: --root-disk=engines
 # - Docker 20.10 (systemd cgroup driver): an image made here by `docker import` of a busybox root
 #   with anon-tiers, `docker run -d --memory 256m` holding cold anon memory, managed by a
 #   [Container:docker] drop-in: recognised from the scope Docker made, shown in status and dump
@@ -25,7 +25,7 @@ TEXTFILE_DIR=/var/lib/prometheus/node-exporter
 assert_file "$DEB" "the package"
 command -v anon-tiers >/dev/null || fail "anon-tiers not in the guest (build the workloads)"
 for p in dockerd podman prometheus prometheus-node-exporter curl; do
-	command -v "$p" >/dev/null || fail "$p is not in the root image (tests/vm/mkrootfs.sh, VERSION 2 or later)"
+	command -v "$p" >/dev/null || fail "$p is not in the root image (tests/vm/mkrootfs.sh --engines)"
 done
 
 FAILED=""
