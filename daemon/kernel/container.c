@@ -275,6 +275,25 @@ int container_identify(const char *path, struct container_identity *ret) {
         return 0;
 }
 
+int container_cgroup_of(char *path) {
+        if (!path || path[0] != '/')
+                return -EINVAL;
+        /* Cut the path after each of its components in turn, from the last one up. */
+        for (size_t end = strlen(path); end > 1;) {
+                struct container_identity c;
+                char saved = path[end];
+                path[end] = '\0';
+                (void) container_identify(path, &c);
+                if (c.kind == CONTAINER_KIND_CONTAINER)
+                        return 0;
+                path[end] = saved;
+                while (end > 0 && path[end - 1] != '/')
+                        end--;
+                end--; /* the '/' before that component */
+        }
+        return -ENOENT;
+}
+
 int proc_cgroup_parse(const char *text, size_t len, char *buf, size_t size) {
         for (const char *l = text, *end = text + len; l < end;) {
                 const char *nl = memchr(l, '\n', (size_t) (end - l));

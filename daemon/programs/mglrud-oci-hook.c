@@ -320,7 +320,8 @@ static int bundle_cgroups_path(const char *config_json, char *buf, size_t size) 
         return r;
 }
 
-/* Finds the container's cgroup below the cgroup2 root: the cgroup of its process, else the
+/* Finds the container's cgroup below the cgroup2 root: the cgroup of its process (or its
+ * nearest ancestor that a container layout names, when the runtime made a sub-cgroup), else the
  * bundle's linux.cgroupsPath. Returns 0, the path in buf and the file it came from in src (of
  * PATH_MAX bytes), or a negative errno. Either may name any path ("/../x"): record() resolves it
  * beneath the root. */
@@ -335,8 +336,12 @@ static int find_cgroup(struct json_object *state, const char *id, char *buf, siz
                 snprintf(src, PATH_MAX, "%s/%lld/cgroup", arg_proc_root,
                          (long long) json_object_get_int64(pidv));
                 r = read_file_capped(src, PROC_CGROUP_MAX_BYTES, &b);
-                if (r >= 0 && (r = proc_cgroup_parse(b.data, b.len, buf, size)) >= 0)
+                if (r >= 0 && (r = proc_cgroup_parse(b.data, b.len, buf, size)) >= 0) {
+                        /* crun runs a Podman container's process one level below the scope
+                         * mglrud knows as the container (libpod-<id>.scope/container). */
+                        (void) container_cgroup_of(buf);
                         return 0;
+                }
                 log_debug("%s: no cgroup v2 path in %s (%s), trying the bundle.", id, src,
                           strerror(-r));
         }

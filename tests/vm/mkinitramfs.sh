@@ -9,7 +9,8 @@
 # daemon/programs/mglructl, tests/workloads/*) with the shared libraries ldd lists for them (ASan
 # builds work too: libasan/libubsan are copied like any other library), /init
 # (guest-init.sh), guest-lib.sh, scenarios/*.sh and the demo config; for root-disk boots
-# guest-systemd.sh with its unit, and the package --deb FILE as /mglrud/mglrud.deb. --with-runc
+# guest-systemd.sh with its unit, the package --deb FILE as /mglrud/mglrud.deb and the tree's
+# Prometheus rules (etc/prometheus/*.yml) in /mglrud/prometheus. --with-runc
 # adds Debian's runc (tests/vm/fetch-runc.sh) and its libraries, for the container scenarios.
 set -euo pipefail
 
@@ -155,6 +156,12 @@ done
 for f in "$HERE"/*.conf; do
 	[ -e "$f" ] && install -m 0644 "$f" "$STAGE/mglrud/"
 done
+# Prometheus rules of the tree (etc/prometheus/*.yml), which engines-systemd loads into a real
+# Prometheus when the package does not carry them.
+if compgen -G "$HERE/../../etc/prometheus/*.yml" > /dev/null; then
+	mkdir -p "$STAGE/mglrud/prometheus"
+	cp "$HERE"/../../etc/prometheus/*.yml "$STAGE/mglrud/prometheus/"
+fi
 # The real 7.3 captures: mkscale-tree builds fixture trees from them in the guest.
 mkdir -p "$STAGE/mglrud/fixtures"
 cp -r "$HERE/../fixtures/kernel-7.3" "$STAGE/mglrud/fixtures/"

@@ -6,21 +6,48 @@
 # with QEMU's -snapshot semantics (snapshot=on), so the cached image is never written and each
 # run installs the package it is given on a throwaway overlay.
 #
-#   tests/vm/mkrootfs.sh                     # prints the image path
+# --engines (run-scenario --root-disk=engines, the engines-systemd scenario) builds a separate,
+# larger image, rootfs-bookworm-engines-vENGINES_VERSION.img (3G, about 950M used; ~5 min from an
+# empty cache), that also carries the real programs around the package: Docker 20.10, Podman 4.3,
+# Prometheus 2.42, node-exporter 1.5, curl and busybox-static for a local container image. Their
+# services are disabled in the image: a scenario starts what it needs. The default image is not
+# touched by it.
+#
+#   tests/vm/mkrootfs.sh                     # prints the default image's path
+#   tests/vm/mkrootfs.sh --engines           # the engines image's path
 #   MGLRUD_DEBIAN_MIRROR=http://... tests/vm/mkrootfs.sh
 set -euo pipefail
 
 VERSION=1
+ENGINES_VERSION=1
 SUITE=bookworm
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+die() { echo "mkrootfs: $*" >&2; exit 1; }
+log() { echo "mkrootfs: $*" >&2; }
+VARIANT=default
+case "${1:-}" in
+"") ;;
+--engines) VARIANT=engines ;;
+-h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+*) die "unknown argument '$1' (only --engines)" ;;
+esac
 # systemd + dbus + udev: PID 1, the system bus, device units. procps: /bin/kill of the unit's
 # ExecReload=. The libraries are the package's Depends (there is no network in the guest: dpkg -i
 # must find them installed).
 INCLUDE=systemd,systemd-sysv,dbus,udev,procps,libcgroup2,libinih1,libbpf1,libsystemd0
 CACHE="${MGLRUD_VM_CACHE:-/var/cache/mglrud-vm}"
-IMG="$CACHE/rootfs-$SUITE-v$VERSION.img"
-die() { echo "mkrootfs: $*" >&2; exit 1; }
-log() { echo "mkrootfs: $*" >&2; }
+TAG="v$VERSION" SIZE=2G
+if [ "$VARIANT" = engines ]; then
+	# The engines and the monitoring stack of engines-systemd (the guest has no network: the
+	# container image is made in the guest from busybox-static). Podman's network stack
+	# (netavark) and crun are named because debootstrap does not resolve virtual packages and
+	# alternatives.
+	ENGINES=docker.io,containerd,runc,tini,iptables,podman,conmon,crun,netavark,golang-github-containers-common
+	MONITORING=prometheus,prometheus-node-exporter,curl,busybox-static
+	INCLUDE=$INCLUDE,$ENGINES,$MONITORING
+	TAG="engines-v$ENGINES_VERSION" SIZE=3G
+fi
+IMG="$CACHE/rootfs-$SUITE-$TAG.img"
 
 if [ -s "$IMG" ]; then
 	echo "$IMG"
@@ -31,7 +58,7 @@ command -v mkfs.ext4 >/dev/null || die "mkfs.ext4 missing: apt-get install e2fsp
 [ "$(id -u)" = 0 ] || die "must run as root once (debootstrap), or pre-populate $IMG"
 mkdir -p "$CACHE"
 # Callers read stdout as the image path; two first runs at once build it once.
-exec 9>"$CACHE/.rootfs-v$VERSION.lock"
+exec 9>"$CACHE/.rootfs-$TAG.lock"
 flock 9
 if [ -s "$IMG" ]; then
 	echo "$IMG"
@@ -73,16 +100,22 @@ for u in getty.target systemd-firstboot.service apt-daily.timer apt-daily-upgrad
 	 systemd-networkd-wait-online.service; do
 	ln -sf /dev/null "$R/etc/systemd/system/$u"
 done
+# The engines' packages enable their units (docker, containerd, podman, prometheus*): a scenario
+# starts what it needs, other boots start none of them.
+if [ "$VARIANT" = engines ]; then
+	find "$R/etc/systemd/system" -type l \( -name 'docker*' -o -name 'containerd*' \
+		-o -name 'podman*' -o -name 'prometheus*' \) -delete
+fi
 # Neither a DNS nor a network: apt never runs in the guest (dpkg -i only).
 chroot "$R" apt-get clean
 rm -rf "$R"/var/lib/apt/lists/* "$R"/var/cache/apt/*.bin "$R"/var/log/*.log
-echo "mglrud test root $SUITE v$VERSION" > "$R/etc/mglrud-vm-release"
+echo "mglrud test root $SUITE $TAG" > "$R/etc/mglrud-vm-release"
 
 for m in proc sys dev/pts dev; do
 	mountpoint -q "$R/$m" 2>/dev/null && umount -l "$R/$m"
 done
 if ! mkfs.ext4 -q -F -L mglrud-root -E lazy_itable_init=0,lazy_journal_init=0 \
-	-d "$R" "$IMG.tmp" 2G > "$STAGE/mkfs.log" 2>&1; then
+	-d "$R" "$IMG.tmp" "$SIZE" > "$STAGE/mkfs.log" 2>&1; then
 	tail -n 20 "$STAGE/mkfs.log" >&2
 	die "mkfs.ext4 -d failed"
 fi

@@ -63,6 +63,13 @@ struct container_identity {
  * for a NULL or relative path. */
 int container_identify(const char *path, struct container_identity *ret);
 
+/* Truncates path (absolute, as container_identify() takes it) in place to its nearest component
+ * that is a container's own cgroup: crun's systemd driver runs a Podman container's process in
+ * "libpod-<id>.scope/container", one level below the cgroup the layout names. Returns 0 when
+ * path or an ancestor is a container (path then names it), -ENOENT when none is (path
+ * unchanged), -EINVAL for a NULL or relative path. */
+int container_cgroup_of(char *path);
+
 /* Returns "docker", "podman", "containerd", "crio", or NULL for UNKNOWN or out of range. */
 const char *container_runtime_to_string(enum container_runtime r);
 /* Parses a runtime name (case-insensitive; "cri-o" for crio). Returns the runtime or -EINVAL. */

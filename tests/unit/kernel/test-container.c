@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -129,6 +130,96 @@ static void test_fixture_tree(void **state) {
         /* Every layout is in the tree: 15 containers, 7 pods (make-tree.py). */
         assert_int_equal(containers, 15);
         assert_int_equal(pods, 7);
+        for (size_t k = 0; k < w.n; k++)
+                free(w.lines[k]);
+        free(w.lines);
+}
+
+/* ---- the real engines' captures (containers-7.3/engines, engines-systemd in the VM) ---- */
+
+static const char *const engine_captures[] = { "docker-20.10.txt", "podman-4.3.txt" };
+
+/* Adds the identity line of path to w, once. */
+static void add_identity(struct tree_walk *w, const char *path) {
+        char line[1024];
+        struct container_identity c = identify(path);
+        format_identity(path, &c, line, sizeof line);
+        for (size_t i = 0; i < w->n; i++)
+                if (strcmp(w->lines[i], line) == 0)
+                        return;
+        collect(path, 0, -1, w);
+}
+
+/* Reads one capture: its cgroup paths ("/..." lines and the "0::/..." of "NAME pid: " lines)
+ * into w; the cgroup its "cgroupsPath: " line resolves to into resolved, and the cgroup of the
+ * "container pid: " line into proc (each "" when absent; both PATH_MAX bytes). */
+static void read_capture(const char *name, struct tree_walk *w, char *resolved, char *proc) {
+        char rel[PATH_MAX], buf[PATH_MAX];
+        _cleanup_(read_buf_free) struct read_buf b = {};
+        char *save = NULL;
+
+        snprintf(rel, sizeof rel, "containers-7.3/engines/%s", name);
+        assert_int_equal(fixture_read(rel, &b), 0);
+        resolved[0] = proc[0] = '\0';
+        for (char *l = strtok_r(b.data, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+                const char *pid = strstr(l, " pid: "), *cgp = "cgroupsPath: ";
+                if (l[0] == '/')
+                        add_identity(w, l);
+                else if (pid && l[0] != '#') {
+                        pid += strlen(" pid: ");
+                        if (proc_cgroup_parse(pid, strlen(pid), buf, sizeof buf) < 0)
+                                fail_msg("%s: no cgroup v2 path in '%s'", name, l);
+                        add_identity(w, buf);
+                        if (strncmp(l, "container pid: ", 15) == 0)
+                                strcpy(proc, buf);
+                } else if (strncmp(l, cgp, strlen(cgp)) == 0)
+                        assert_int_equal(container_cgroups_path_resolve(l + strlen(cgp), resolved,
+                                                                        PATH_MAX), 0);
+        }
+}
+
+/* Every cgroup the real Docker 20.10 and Podman 4.3 made (or ran a process in) has the
+ * identity expected-identities.txt there gives it; the runtime spec's cgroupsPath (what the
+ * hook falls back to) names the container's own cgroup, and so does container_cgroup_of() of
+ * the container process's cgroup (what the hook reads first: with crun, a sub-cgroup). */
+static void test_engine_captures(void **state) {
+        struct tree_walk w = {};
+        _cleanup_(read_buf_free) struct read_buf expected = {};
+        char resolved[PATH_MAX], proc[PATH_MAX];
+        size_t containers = 0;
+
+        for (size_t k = 0; k < ELEMENTSOF(engine_captures); k++) {
+                size_t first = w.n;
+                read_capture(engine_captures[k], &w, resolved, proc);
+                assert_int_equal(container_cgroup_of(proc), 0);
+                assert_string_equal(proc, resolved);
+                struct container_identity c = identify(resolved[0] ? resolved : "/");
+                if (c.kind != CONTAINER_KIND_CONTAINER)
+                        fail_msg("%s: cgroupsPath resolves to '%s', not a container", engine_captures[k],
+                                 resolved);
+                bool listed = false;
+                for (size_t i = first; i < w.n; i++)
+                        listed |= strncmp(w.lines[i], resolved, strlen(resolved)) == 0 &&
+                                  w.lines[i][strlen(resolved)] == '\t';
+                if (!listed)
+                        fail_msg("%s: cgroupsPath resolves to %s, which the capture does not list",
+                                 engine_captures[k], resolved);
+        }
+        qsort(w.lines, w.n, sizeof *w.lines, cmp_str);
+        assert_int_equal(fixture_read("containers-7.3/engines/expected-identities.txt", &expected), 0);
+        size_t i = 0;
+        for (char *line = strtok(expected.data, "\n"); line; line = strtok(NULL, "\n")) {
+                if (line[0] == '#')
+                        continue;
+                if (i >= w.n)
+                        fail_msg("expected %s, but the captures name no more cgroups", line);
+                if (strcmp(w.lines[i], line) != 0)
+                        fail_msg("captured\n  %s\nexpected\n  %s", w.lines[i], line);
+                containers += strstr(line, "\tcontainer\t") != NULL;
+                i++;
+        }
+        assert_int_equal(i, w.n);
+        assert_int_equal(containers, ELEMENTSOF(engine_captures)); /* one container each */
         for (size_t k = 0; k < w.n; k++)
                 free(w.lines[k]);
         free(w.lines);
@@ -290,6 +381,32 @@ static void test_cgroups_path_resolve(void **state) {
                                                         sizeof small), -ENAMETOOLONG);
 }
 
+static void test_cgroup_of(void **state) {
+        char p[PATH_MAX];
+        strcpy(p, "/machine.slice/libpod-" ID_A ".scope/container");
+        assert_int_equal(container_cgroup_of(p), 0);
+        assert_string_equal(p, "/machine.slice/libpod-" ID_A ".scope");
+        strcpy(p, "/system.slice/docker-" ID_A ".scope");
+        assert_int_equal(container_cgroup_of(p), 0);
+        assert_string_equal(p, "/system.slice/docker-" ID_A ".scope");
+        strcpy(p, "/kubepods/besteffort/pod" UID_DASH "/" ID_B "/a/b");
+        assert_int_equal(container_cgroup_of(p), 0);
+        assert_string_equal(p, "/kubepods/besteffort/pod" UID_DASH "/" ID_B);
+        /* No container on the way up: the path is left whole. */
+        strcpy(p, "/system.slice/mglrud-vm-scenario.service/x");
+        assert_int_equal(container_cgroup_of(p), -ENOENT);
+        assert_string_equal(p, "/system.slice/mglrud-vm-scenario.service/x");
+        strcpy(p, "/machine.slice/libpod-conmon-" ID_A ".scope");
+        assert_int_equal(container_cgroup_of(p), -ENOENT);
+        assert_string_equal(p, "/machine.slice/libpod-conmon-" ID_A ".scope");
+        strcpy(p, "/");
+        assert_int_equal(container_cgroup_of(p), -ENOENT);
+        assert_string_equal(p, "/");
+        assert_int_equal(container_cgroup_of(NULL), -EINVAL);
+        strcpy(p, "system.slice");
+        assert_int_equal(container_cgroup_of(p), -EINVAL);
+}
+
 static void test_proc_cgroup(void **state) {
         char buf[256], small[8];
         static const char v2[] = "0::/system.slice/docker-" ID_A ".scope\n";
@@ -314,6 +431,7 @@ static void test_proc_cgroup(void **state) {
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_fixture_tree),
+                cmocka_unit_test(test_engine_captures),
                 cmocka_unit_test(test_docker_podman_containerd),
                 cmocka_unit_test(test_not_containers),
                 cmocka_unit_test(test_kubernetes_systemd),
@@ -321,6 +439,7 @@ int main(void) {
                 cmocka_unit_test(test_names),
                 cmocka_unit_test(test_cgroups_path_resolve),
                 cmocka_unit_test(test_proc_cgroup),
+                cmocka_unit_test(test_cgroup_of),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # mglrud-oci-hook on real OCI state documents (tests/fixtures/oci-state: what runc 1.1.5 gave
 # its createRuntime hook in the containers-runc VM scenario, and variants of it): a valid one,
-# a missing cgroup path, malformed JSON, an unknown policy name, a bad value, no annotations, a
+# a missing cgroup path, a process in a sub-cgroup of the container's, malformed JSON, an unknown policy name, a bad value, no annotations, a
 # stdin that never closes, a bad option, and hostile ones: a cgroup path out of the root, a
 # flood of bad annotations with control characters, a config.json that never ends, a state over
 # its cap. The hook must exit 0 every time (a runtime stops a container when a createRuntime hook
@@ -112,6 +112,20 @@ state runc-1.1.5.json
 run_hook < "$tmp/state.json" || fail "gone: exit $?"
 grep -q "cannot record policy=batch MinColdAge=5s on $tmp/cgroup/gone.scope (from $tmp/proc/4242/cgroup): No such file" "$tmp/err" || fail "gone: log"
 printf '0::%s\n' "$cg" > "$tmp/proc/4242/cgroup"
+
+#    ... and the process in a sub-cgroup of the container's (crun under Podman 4.3 runs it in
+#    libpod-<id>.scope/container, tests/fixtures/containers-7.3/engines/podman-4.3.txt): the
+#    record goes on the container's own cgroup, which mglrud knows as the container.
+mkdir -p "$tmp/cgroup$cg/container"
+printf '0::%s/container\n' "$cg" > "$tmp/proc/4242/cgroup"
+clear_xattrs
+state runc-1.1.5.json
+run_hook < "$tmp/state.json" || fail "sub-cgroup: exit $?"
+[[ $(xattrs) == "MinColdAge=5s policy=batch" ]] || fail "sub-cgroup: recorded '$(xattrs)' on $cg"
+grep -q "recorded policy=batch MinColdAge=5s on $cg (0 refused" "$tmp/err" || fail "sub-cgroup: log"
+rmdir "$tmp/cgroup$cg/container"
+printf '0::%s\n' "$cg" > "$tmp/proc/4242/cgroup"
+clear_xattrs
 
 # 7. Malformed JSON: the document cut in half, and not an object.
 state runc-1.1.5.json
