@@ -4,8 +4,10 @@
 tmp=$(mktemp -d)
 chmod 755 "$tmp" # the unprivileged caller must reach the socket
 pid=
+. "$(dirname "${BASH_SOURCE[0]}")/lib-reap.sh"
 cleanup() {
         [[ -n $pid ]] && kill "$pid" 2>/dev/null || true
+        reap_strays "$tmp"
         rm -rf "$tmp"
 }
 trap cleanup EXIT

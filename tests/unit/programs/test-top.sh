@@ -7,9 +7,11 @@ mglrud=$1 ctl=$2 tree=$3
 tmp=$(mktemp -d)
 sock=mglrud-top-$$ # a private tmux server
 pid=
+. "$(dirname "$0")/lib-reap.sh"
 cleanup() {
         [[ -n $pid ]] && kill "$pid" 2>/dev/null || true
         command -v tmux >/dev/null && tmux -L "$sock" kill-server 2>/dev/null || true
+        reap_strays "$tmp"
         rm -rf "$tmp"
 }
 trap cleanup EXIT
