@@ -11,10 +11,6 @@
 #include "config-internal.h"
 #include "mglrud/shared/macro.h"
 
-bool config_annotation_key_allowed(enum policy_key k) {
-        return k >= 0 && k < _POLICY_KEY_MAX && k != POLICY_KEY_SWAPPINESS;
-}
-
 /* How careful a mode or a StreamProtection= value is: lower is more careful. */
 static int mode_rank(enum policy_mode m) {
         return m == POLICY_MODE_OFF ? 0 : m == POLICY_MODE_ADVISE ? 1 : 2;

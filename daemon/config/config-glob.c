@@ -277,6 +277,10 @@ bool config_manages(const struct policy_section *s, const struct policy *p) {
         return s && p->mode != POLICY_MODE_OFF;
 }
 
+bool config_annotation_key_allowed(enum policy_key k) {
+        return k >= 0 && k < _POLICY_KEY_MAX && k != POLICY_KEY_SWAPPINESS;
+}
+
 int config_annotation_add(struct cgroup_annotation *a, const char *key, const char *value,
                           const char **ret_reason) {
         if (strcmp(key, "policy") == 0) {
