@@ -45,9 +45,9 @@ static void on_cgroup_stall(struct pressure_trigger *t, uint64_t now_usec, void 
         struct cgroup *cg = NULL;
         uint64_t stall = pressure_trigger_stall_usec(t);
         /* Found by its trigger: a firing is rare, and the cgroup keeps no pointer back. */
-        for (size_t i = 0; i < m->n_cgroups && !cg; i++)
-                if (m->cgroups[i]->trigger == t)
-                        cg = m->cgroups[i];
+        for (size_t i = 0; i < m->discovery.n_cgroups && !cg; i++)
+                if (m->discovery.cgroups[i]->trigger == t)
+                        cg = m->discovery.cgroups[i];
         if (!cg)
                 return;
         /* It did its work: reclaim there is stopped until a decision resumes it, and the
@@ -69,9 +69,10 @@ static void on_host_stall(struct pressure_trigger *t, uint64_t now_usec, void *u
                  format_duration(sb, sizeof sb, pressure_trigger_stall_usec(t)),
                  format_duration(wb, sizeof wb, m->trigger_window_usec));
         uint64_t grace = 2 * m->interval_usec;
-        for (size_t i = 0; i < m->n_cgroups; i++)
-                if (control_cgroup_reclaiming(m->cgroups[i], now_usec, grace))
-                        stop_cgroup(m, m->cgroups[i], now_usec, why, CONTROL_STOP_PRESSURE, 0);
+        for (size_t i = 0; i < m->discovery.n_cgroups; i++)
+                if (control_cgroup_reclaiming(m->discovery.cgroups[i], now_usec, grace))
+                        stop_cgroup(m, m->discovery.cgroups[i], now_usec, why,
+                                    CONTROL_STOP_PRESSURE, 0);
 }
 
 /* Says once why triggers are off; returns false when they cannot be used at all. */
@@ -111,8 +112,8 @@ void manager_update_triggers(struct manager *m, uint64_t now_usec) {
 
         uint64_t grace = 2 * m->interval_usec;
         unsigned n_armed = 0;
-        for (size_t i = 0; i < m->n_cgroups; i++) {
-                struct cgroup *cg = m->cgroups[i];
+        for (size_t i = 0; i < m->discovery.n_cgroups; i++) {
+                struct cgroup *cg = m->discovery.cgroups[i];
                 bool want = n_armed < MANAGER_MAX_TRIGGERS &&
                             (cg->files.present & (1u << CGROUP_FILE_PRESSURE)) && !cg->vanished &&
                             control_cgroup_reclaiming(cg, now_usec, grace);
@@ -145,8 +146,8 @@ void manager_update_triggers(struct manager *m, uint64_t now_usec) {
 }
 
 void manager_triggers_done(struct manager *m) {
-        for (size_t i = 0; i < m->n_cgroups; i++)
-                pressure_trigger_disarm(&m->cgroups[i]->trigger);
+        for (size_t i = 0; i < m->discovery.n_cgroups; i++)
+                pressure_trigger_disarm(&m->discovery.cgroups[i]->trigger);
         pressure_trigger_disarm(&m->host_trigger);
 }
 
@@ -196,7 +197,7 @@ static int read_refaults(uint64_t cgroup_id, uint64_t *ret_pages, void *userdata
 void manager_open_refault_guard(struct manager *m) {
         if (m->refault_guard || !m->event || !m->config.refault_guard)
                 return;
-        if (!m->streams) {
+        if (!m->stream_wiring.streams) {
                 if (!m->refault_guard_said)
                         log_notice("Refault guard unavailable: no BPF program counts the re-reads "
                                    "of evicted pages; PSI triggers alone stop reclaim.");
@@ -205,7 +206,7 @@ void manager_open_refault_guard(struct manager *m) {
         }
         m->refault_guard = true;
         actuator_set_refault_source(m->actuator, &(struct actuator_refault_source) {
-                .read = read_refaults, .userdata = m->streams });
+                .read = read_refaults, .userdata = m->stream_wiring.streams });
         log_info("Refault guard: counting re-reads of evicted file pages per cgroup with BPF.");
 }
 

@@ -70,9 +70,11 @@ static int method_list(sd_bus_message *msg, void *userdata, sd_bus_error *error)
         int r = sd_bus_message_new_method_return(msg, &reply);
         if (r < 0)
                 return r;
+        size_t n;
+        struct cgroup *const *cgroups = manager_cgroups(b->m, &n);
         r = sd_bus_message_open_container(reply, 'a', "(stss)");
-        for (size_t i = 0; r >= 0 && i < b->m->n_cgroups; i++) {
-                (void) control_cgroup_snapshot(b->m->cgroups[i], &s);
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                (void) control_cgroup_snapshot(cgroups[i], &s);
                 r = sd_bus_message_append(reply, "(stss)", s.path, s.id, s.mode, s.reason);
         }
         if (r >= 0)
@@ -281,9 +283,11 @@ static int set_paused(sd_bus_message *msg, struct bus_server *b, bool paused,
         if (r < 0)
                 return r;
         if (!*path) {
+                size_t n;
+                struct cgroup *const *cgroups = manager_cgroups(b->m, &n);
                 b->m->paused_all = paused;
-                for (size_t i = 0; !paused && i < b->m->n_cgroups; i++)
-                        if ((r = control_cgroup_set_paused(b->m->cgroups[i], false)) < 0)
+                for (size_t i = 0; !paused && i < n; i++)
+                        if ((r = control_cgroup_set_paused(cgroups[i], false)) < 0)
                                 return r;
                 log_info("%s all cgroups.", paused ? "Paused" : "Resumed");
         } else {
@@ -315,9 +319,11 @@ static int method_advise(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         int r = sd_bus_message_new_method_return(msg, &reply);
         if (r < 0)
                 return r;
+        size_t n;
+        struct cgroup *const *cgroups = manager_cgroups(b->m, &n);
         r = sd_bus_message_open_container(reply, 'a', "(ss)");
-        for (size_t i = 0; r >= 0 && i < b->m->n_cgroups; i++) {
-                struct cgroup *cg = b->m->cgroups[i];
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                struct cgroup *cg = cgroups[i];
                 int q = manager_advise(b->m, cg, now, line, sizeof line);
                 if (q == -ENOMEM)
                         return q;
@@ -403,7 +409,7 @@ static int idle_profile_reply(sd_bus_message *msg, struct bus_server *b) {
         char policy[256];
         size_t n;
         uint64_t now = now_monotonic_usec();
-        const struct host_idle *h = &b->m->host_idle;
+        const struct host_idle *h = manager_host_idle(b->m);
         int r = manager_snapshots(b->m, &d, &snaps, &n);
         if (r < 0)
                 return r;

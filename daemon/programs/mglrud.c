@@ -374,7 +374,7 @@ int main(int argc, char **argv) {
                         nanosleep(&ts, NULL);
                         r = manager_cycle(&m, now_monotonic_usec());
                 }
-                if (r >= 0 && m.n_cgroups == 0)
+                if (r >= 0 && manager_n_cgroups(&m) == 0)
                         log_notice("No managed cgroups under %s.", m.cgroup_root);
                 /* What the generations the kernel already has say: --once ages nothing, so
                  * the tables say how old that information is. */
