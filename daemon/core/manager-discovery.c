@@ -124,7 +124,8 @@ struct walk_ctx {
 
 /* Watches one cgroup directory for children appearing or going (a repeated add is a no-op).
  * Running out of watches is not fatal: the periodic rescan still finds everything. */
-static void watch_cgroup_dir(struct discovery *d, const char *cgroup_root, const char *rel_path) {
+static void watch_cgroup_dir(struct discovery *d, const char *cgroup_root,
+                             const char *rel_path) {
         char full[PATH_MAX];
         if (d->inotify_fd < 0)
                 return;

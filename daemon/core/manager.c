@@ -322,6 +322,37 @@ const struct host_idle *manager_host_idle(const struct manager *m) {
         return &m->host.idle;
 }
 
+uint64_t manager_cycles(const struct manager *m) {
+        return m->cycles;
+}
+
+const char *manager_cgroup_root(const struct manager *m) {
+        return m->cgroup_root;
+}
+
+uint64_t manager_interval_usec(const struct manager *m) {
+        return m->interval_usec;
+}
+
+uint64_t manager_write_age_usec(const struct manager *m, uint64_t now_usec) {
+        return actuator_write_age_usec(m->actuator, now_usec);
+}
+
+void manager_set_report(struct manager *m, struct report_sink sink) {
+        m->report = sink;
+}
+
+int manager_pause_all(struct manager *m, bool paused) {
+        struct discovery *d = &m->discovery;
+        int r;
+
+        m->paused_all = paused;
+        for (size_t i = 0; !paused && i < d->n_cgroups; i++)
+                if ((r = control_cgroup_set_paused(d->cgroups[i], false)) < 0)
+                        return r;
+        return 0;
+}
+
 void manager_want_idle_profile(struct manager *m) {
         if (m->idle_profile)
                 return;

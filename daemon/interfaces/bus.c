@@ -204,7 +204,7 @@ static int method_status(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
             (r = sd_bus_message_open_container(reply, 'a', "{sv}")) < 0 ||
             (r = bus_append_status(reply, &d, manager_status(b->m, line, sizeof line),
-                                   b->m->cgroup_root)) < 0 ||
+                                   manager_cgroup_root(b->m))) < 0 ||
             (r = sd_bus_message_append(reply, "{sv}", "BusRenders", "t",
                                        (uint64_t) b->renders)) < 0 ||
             (r = sd_bus_message_close_container(reply)) < 0)
@@ -216,14 +216,15 @@ static int method_status(sd_bus_message *msg, void *userdata, sd_bus_error *erro
  * the bus): every caller until then gets the same bytes. */
 static int reply_text(sd_bus_message *msg, struct bus_server *b, snapshot_format_t fmt,
                       struct bus_text_cache *cache) {
-        if (!cache->text || cache->cycle != b->m->cycles || cache->generation != b->generation) {
+        uint64_t cycles = manager_cycles(b->m);
+        if (!cache->text || cache->cycle != cycles || cache->generation != b->generation) {
                 _cleanup_free_ char *text = NULL;
                 int r = report_text(b->m, fmt, &text);
                 if (r < 0)
                         return r;
                 b->renders++;
                 free(cache->text);
-                *cache = (struct bus_text_cache) { .text = TAKE_PTR(text), .cycle = b->m->cycles,
+                *cache = (struct bus_text_cache) { .text = TAKE_PTR(text), .cycle = cycles,
                                                    .generation = b->generation };
         }
         return sd_bus_reply_method_return(msg, "s", cache->text);
@@ -283,12 +284,8 @@ static int set_paused(sd_bus_message *msg, struct bus_server *b, bool paused,
         if (r < 0)
                 return r;
         if (!*path) {
-                size_t n;
-                struct cgroup *const *cgroups = manager_cgroups(b->m, &n);
-                b->m->paused_all = paused;
-                for (size_t i = 0; !paused && i < n; i++)
-                        if ((r = control_cgroup_set_paused(cgroups[i], false)) < 0)
-                                return r;
+                if ((r = manager_pause_all(b->m, paused)) < 0)
+                        return r;
                 log_info("%s all cgroups.", paused ? "Paused" : "Resumed");
         } else {
                 struct cgroup *cg;

@@ -105,7 +105,7 @@ struct daemon_stats {
 };
 
 /* Initializes m with defaults and the overrides; nothing is opened yet. Reports go nowhere
- * until the program sets m->report. */
+ * until the program sets them (manager_set_report()). */
 void manager_init(struct manager *m, const struct manager_overrides *o, const char *config_file,
                   const char *dropin_dir);
 
@@ -147,6 +147,27 @@ size_t manager_n_cgroups(const struct manager *m);
 
 /* Returns the host's idle-age profile as of the last cycle. */
 const struct host_idle *manager_host_idle(const struct manager *m);
+
+/* Returns how many cycles have run (what a text rendered for one cycle is valid for). */
+uint64_t manager_cycles(const struct manager *m);
+
+/* Returns the effective cgroup root (valid until the next reload). */
+const char *manager_cgroup_root(const struct manager *m);
+
+/* Returns the effective interval between two cycles. */
+uint64_t manager_interval_usec(const struct manager *m);
+
+/* Returns how long the write in flight has taken at now_usec, or 0 with none (the watchdog:
+ * actuator_write_age_usec()). */
+uint64_t manager_write_age_usec(const struct manager *m, uint64_t now_usec);
+
+/* Makes sink where actions and advice go from now on (journal records, or stdout for
+ * --once). */
+void manager_set_report(struct manager *m, struct report_sink sink);
+
+/* Pause(""): with paused, every cgroup is sampled and none acted on; resumed, each cgroup's own
+ * pause goes too (control_cgroup_set_paused()). Returns 0 or a negative errno. */
+int manager_pause_all(struct manager *m, bool paused);
 
 /* Turns the cgroups' idle-age profiles on (IdleProfile(), Metrics(), --once, --metrics-file):
  * from the next cycle on every managed cgroup keeps its idle-age state (control-idle.h), about

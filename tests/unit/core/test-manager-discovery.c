@@ -163,7 +163,8 @@ static int tree_setup(void **state) {
                 .dry_run = true,
         };
         manager_init(&t->m, &o, t->conf, t->dropins);
-        t->m.report = (struct report_sink) { .action = no_action, .advice = no_advice };
+        manager_set_report(&t->m, (struct report_sink) { .action = no_action,
+                                                   .advice = no_advice });
         assert_int_equal(manager_start(&t->m, NULL), 0);
         /* What manager_start() read set the level; the test's output stays short. */
         log_set_max_level(LOG_WARNING);
