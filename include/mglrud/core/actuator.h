@@ -105,7 +105,8 @@ struct actuator_tag {
         uint8_t has_baseline;
 };
 
-/* A job: what to write, in which mode, and what came of it. Private to actuator.c; read
+/* A job: what to write, in which mode, and what came of it. Private to the actuation path
+ * (daemon/core/actuator-internal.h); read
  * through the accessors below. */
 struct actuator_job;
 
