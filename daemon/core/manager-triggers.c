@@ -22,22 +22,22 @@
  * a bound, not a budget. */
 #define MANAGER_MAX_TRIGGERS 128
 
-/* Stops cg's reclaim; already_stopped jobs were ended by the caller (the stall guard's).
- * Returns how many of its write jobs were cancelled or cut short. */
-static unsigned stop_cgroup(struct manager *m, struct cgroup *cg, uint64_t now_usec,
-                            const char *why, enum control_stop_reason reason,
-                            unsigned already_stopped) {
+/* Stops cg's reclaim and records stop in its control state; stop->n_stopped counts the jobs the
+ * caller already ended (the guard's). Returns how many of its write jobs were cancelled or cut
+ * short. */
+static unsigned stop_cgroup(struct manager *m, struct cgroup *cg, const char *why,
+                            struct control_stop stop) {
         struct actuator_stopped st = actuator_stop_cgroup(m->actuator, cg->id);
-        unsigned n = st.queued + st.running + already_stopped;
-        uint64_t t = control_cgroup_note_stall(cg, now_usec, n, reason);
+        stop.n_stopped += st.queued + st.running;
+        uint64_t t = control_cgroup_note_stop(cg, &stop);
         char tb[32];
         log_notice("%s: %s: reclaim stopped (%u queued write%s cancelled%s)%s%s.", cg->name, why,
                    st.queued, st.queued == 1 ? "" : "s",
                    st.running ? ", the running one ends after its chunk" : "",
                    t ? ", T raised to " : "", t ? format_duration(tb, sizeof tb, t) : "");
-        if (reason == CONTROL_STOP_PRESSURE)
+        if (stop.reason == CONTROL_STOP_PRESSURE)
                 m->counters.pressure_stops++;
-        return n;
+        return stop.n_stopped;
 }
 
 static void on_cgroup_stall(struct pressure_trigger *t, uint64_t now_usec, void *userdata) {
@@ -58,7 +58,8 @@ static void on_cgroup_stall(struct pressure_trigger *t, uint64_t now_usec, void 
         snprintf(why, sizeof why, "memory pressure (tasks stalled %s within %s)",
                  format_duration(sb, sizeof sb, stall), format_duration(wb, sizeof wb,
                                                                       m->trigger_window_usec));
-        stop_cgroup(m, cg, now_usec, why, CONTROL_STOP_PRESSURE, 0);
+        stop_cgroup(m, cg, why, (struct control_stop) {
+                .reason = CONTROL_STOP_PRESSURE, .now_usec = now_usec });
 }
 
 static void on_host_stall(struct pressure_trigger *t, uint64_t now_usec, void *userdata) {
@@ -71,7 +72,8 @@ static void on_host_stall(struct pressure_trigger *t, uint64_t now_usec, void *u
         uint64_t grace = 2 * m->interval_usec;
         for (size_t i = 0; i < m->n_cgroups; i++)
                 if (control_cgroup_reclaiming(m->cgroups[i], now_usec, grace))
-                        stop_cgroup(m, m->cgroups[i], now_usec, why, CONTROL_STOP_PRESSURE, 0);
+                        stop_cgroup(m, m->cgroups[i], why, (struct control_stop) {
+                                .reason = CONTROL_STOP_PRESSURE, .now_usec = now_usec });
 }
 
 /* Says once why triggers are off; returns false when they cannot be used at all. */
@@ -184,8 +186,9 @@ void manager_stall_guard_stop(struct manager *m, struct cgroup *cg,
                  "limit %s; %llu ns)", format_duration(sb, sizeof sb, r->stall_ns / 1000),
                  format_duration(lb, sizeof lb, actuator_job_limits(j).stall_limit_ns / 1000),
                  (unsigned long long) r->stall_ns);
-        control_cgroup_note_guard_stall(cg, now_usec, r->stall_ns);
-        stop_cgroup(m, cg, now_usec, why, CONTROL_STOP_RECLAIM_STALL, 1);
+        stop_cgroup(m, cg, why, (struct control_stop) {
+                .reason = CONTROL_STOP_RECLAIM_STALL, .now_usec = now_usec, .n_stopped = 1,
+                .stall_ns = r->stall_ns });
         m->counters.stall_guard_stops++;
 }
 
@@ -222,7 +225,9 @@ void manager_refault_guard_stop(struct manager *m, struct cgroup *cg,
                  format_bytes(ab, sizeof ab, r->asked_bytes),
                  (unsigned long long) r->refault_pages,
                  (unsigned long long) (r->asked_bytes / page_size));
-        control_cgroup_note_refault_burst(cg, now_usec, r->refault_pages, r->refault_limit_pages);
-        stop_cgroup(m, cg, now_usec, why, CONTROL_STOP_REFAULT_BURST, 1);
+        stop_cgroup(m, cg, why, (struct control_stop) {
+                .reason = CONTROL_STOP_REFAULT_BURST, .now_usec = now_usec, .n_stopped = 1,
+                .refault_pages = r->refault_pages,
+                .refault_limit_pages = r->refault_limit_pages });
         m->counters.refault_guard_stops++;
 }

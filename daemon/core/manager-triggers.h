@@ -30,6 +30,6 @@ void manager_refault_guard_stop(struct manager *m, struct cgroup *cg,
                                 const struct actuator_job *j, uint64_t now_usec);
 
 /* The stall guard ended cg's job j between two chunks: cancels cg's queued writes and backs T
- * off as a pressure trigger does (control_cgroup_note_stall(), reason reclaim-stall). */
+ * off as a pressure trigger does (control_cgroup_note_stop(), reason reclaim-stall). */
 void manager_stall_guard_stop(struct manager *m, struct cgroup *cg,
                               const struct actuator_job *j, uint64_t now_usec);

@@ -179,8 +179,9 @@ static void test_cycle_share_and_stop(void **state) {
         assert_true(actuator_job_limits(captured).refault_share == control_refault_guard_share(&d));
         assert_int_equal(actuator_job_limits(captured).stall_limit_ns, 0);
 
-        control_cgroup_note_refault_burst(cg, in.now_usec, 600, 512);
-        control_cgroup_note_stall(cg, in.now_usec, 1, CONTROL_STOP_REFAULT_BURST);
+        control_cgroup_note_stop(cg, &(struct control_stop) {
+                .reason = CONTROL_STOP_REFAULT_BURST, .now_usec = in.now_usec, .n_stopped = 1,
+                .refault_pages = 600, .refault_limit_pages = 512 });
         control_job_done(cg, TAKE_PTR(captured), &report);
         struct control_snapshot snap;
         assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);

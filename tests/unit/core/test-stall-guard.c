@@ -163,8 +163,9 @@ static void test_cycle_limit_and_guard_stop(void **state) {
         assert_true(want > 0);
         assert_int_equal(actuator_job_limits(captured).stall_limit_ns, want);
 
-        control_cgroup_note_guard_stall(cg, in.now_usec, want + 1);
-        control_cgroup_note_stall(cg, in.now_usec, 1, CONTROL_STOP_RECLAIM_STALL);
+        control_cgroup_note_stop(cg, &(struct control_stop) {
+                .reason = CONTROL_STOP_RECLAIM_STALL, .now_usec = in.now_usec, .n_stopped = 1,
+                .stall_ns = want + 1 });
         control_job_done(cg, TAKE_PTR(captured), &report);
         struct control_snapshot snap;
         assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
