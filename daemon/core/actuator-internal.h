@@ -23,18 +23,14 @@ struct actuator_job {
         size_t n_drops;
         uint64_t write_started_usec; /* the write in progress began then (0: none); atomic */
         struct actuator_tag tag;            /* the submitter's */
-        const struct actuator_stall_source *stall; /* set by actuator_submit(); NULL: none */
-        const struct actuator_refault_source *refault; /* set by actuator_submit(); NULL: none */
+        const struct actuator_check *check; /* set by actuator_submit(); NULL: none */
         struct actuator_limits limits;      /* actuator_job_set_limits() */
 
         /* results, and the state of a running job */
         struct actuator_result result;
         bool stop;              /* actuator_stop_cgroup(), actuator_cancel(): end after the chunk in
                                  * flight; atomic */
-        bool has_stall_base;    /* stall_base_ns was read (at the job's first check) */
-        uint64_t stall_base_ns; /* the cgroup's reclaim time when the job began */
-        bool has_refault_base;  /* refault_base_pages was read (at the job's first check) */
-        uint64_t refault_base_pages; /* the cgroup's own refault count when the job began */
+        struct actuator_brake_reading brakes[ACTUATOR_BRAKES_MAX]; /* the brakes' readings */
 
         struct actuator_job *next;
 

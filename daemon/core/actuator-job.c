@@ -144,3 +144,12 @@ void actuator_job_set_limits(struct actuator_job *j, const struct actuator_limit
 struct actuator_limits actuator_job_limits(const struct actuator_job *j) {
         return j->limits;
 }
+
+struct actuator_brake_reading *actuator_job_brake_reading(struct actuator_job *j, unsigned i) {
+        return &j->brakes[i];
+}
+
+const struct actuator_brake_reading *actuator_job_brake_reading_const(const struct actuator_job *j,
+                                                                      unsigned i) {
+        return &j->brakes[i];
+}

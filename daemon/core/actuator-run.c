@@ -26,64 +26,15 @@ static void note_write_time(const struct actuator_job *j, const char *what, uint
                        r < 0 ? strerror(-r) : "ok", stopped ? "; stopped while it ran" : "");
 }
 
-/* The stall guard (docs/design.md, "Stall guard"): returns true when the job's cgroup's tasks
- * spent more than its limit in reclaim since its first check (the job's start). One map lookup;
- * a failed read skips the check (the PSI trigger still watches). */
-static bool stalled(struct actuator_job *j) {
-        uint64_t ns;
-        if (!j->stall || !j->stall->read || !j->limits.stall_limit_ns || j->kind != ACTUATOR_JOB_DECISION)
-                return false;
-        if (j->stall->read(j->cgroup_id, &ns, j->stall->userdata) < 0)
-                return false;
-        if (!j->has_stall_base) {
-                j->stall_base_ns = ns;
-                j->has_stall_base = true;
-                return false;
-        }
-        j->result.stall_ns = ns > j->stall_base_ns ? ns - j->stall_base_ns : 0;
-        if (j->result.stall_ns <= j->limits.stall_limit_ns)
-                return false;
-        j->result.stall_stopped = true;
-        return true;
-}
-
-/* The refault guard (docs/design.md, "Stall guard"): returns true when more of the job's
- * cgroup's evicted file pages came back since its first check than j->limits.refault_share of the
- * pages the job asked to reclaim by now. Pages that return while the job still runs were
- * evicted seconds before: the job is taking the working set. One map lookup; a failed read
- * skips the check. */
-static bool refault_burst(struct actuator_job *j) {
-        uint64_t pages;
-        if (!j->refault || !j->refault->read || !(j->limits.refault_share > 0) ||
-            j->kind != ACTUATOR_JOB_DECISION || j->page_size == 0)
-                return false;
-        if (j->refault->read(j->cgroup_id, &pages, j->refault->userdata) < 0)
-                return false;
-        if (!j->has_refault_base) {
-                j->refault_base_pages = pages;
-                j->has_refault_base = true;
-                return false;
-        }
-        /* A count that went backwards (its map entry was recycled) starts the job's anew. */
-        if (pages < j->refault_base_pages)
-                j->refault_base_pages = pages;
-        j->result.refault_pages = pages - j->refault_base_pages;
-        j->result.refault_limit_pages = (uint64_t) ((double) (j->result.asked_bytes / j->page_size) *
-                                             j->limits.refault_share);
-        if (j->result.refault_pages <= j->result.refault_limit_pages)
-                return false;
-        j->result.refault_stopped = true;
-        return true;
-}
-
 /* Returns true when the job must end before its next chunk: shutdown (*cancel), a stop of its
- * cgroup (actuator_stop_cgroup()), or a reclaim stall or a refault burst there (the guard).
- * Marks it cancelled. */
+ * cgroup (actuator_stop_cgroup()), or a brake's (the actuator's check: a reclaim stall or a
+ * refault burst there). Marks it cancelled. */
 static bool cancelled(struct actuator_job *j, const bool *cancel) {
         if (j->result.cancelled)
                 return true;
         if ((cancel && __atomic_load_n(cancel, __ATOMIC_RELAXED)) ||
-            __atomic_load_n(&j->stop, __ATOMIC_RELAXED) || stalled(j) || refault_burst(j))
+            __atomic_load_n(&j->stop, __ATOMIC_RELAXED) ||
+            (j->check && j->check->check && j->check->check(j, j->check->userdata)))
                 j->result.cancelled = true;
         return j->result.cancelled;
 }

@@ -25,8 +25,7 @@ struct actuator {
         unsigned pending;                             /* queued + running */
         unsigned pending_drop_files;                  /* files of the pending drop jobs */
         bool stop;
-        struct actuator_stall_source stall;           /* actuator_set_stall_source() */
-        struct actuator_refault_source refault;       /* actuator_set_refault_source() */
+        struct actuator_check check;                  /* actuator_set_check() */
         struct actuator_stats stats;                  /* under lock */
         struct actuator_job *running;                 /* the job the worker runs, under lock */
         int efd;
@@ -149,8 +148,7 @@ fail:
 
 int actuator_submit(struct actuator *a, struct actuator_job *j) {
         j->next = NULL;
-        j->stall = &a->stall;
-        j->refault = &a->refault;
+        j->check = &a->check;
         if (!a->thread_started) {
                 actuator_run_job(j, NULL);
                 count_job(a, j);
@@ -260,14 +258,9 @@ struct actuator_stopped actuator_stop_cgroup(struct actuator *a, uint64_t cgroup
         return ret;
 }
 
-void actuator_set_stall_source(struct actuator *a, const struct actuator_stall_source *src) {
+void actuator_set_check(struct actuator *a, const struct actuator_check *c) {
         if (a)
-                a->stall = src ? *src : (struct actuator_stall_source) {};
-}
-
-void actuator_set_refault_source(struct actuator *a, const struct actuator_refault_source *src) {
-        if (a)
-                a->refault = src ? *src : (struct actuator_refault_source) {};
+                a->check = c ? *c : (struct actuator_check) {};
 }
 
 void actuator_report_only(struct actuator *a) {

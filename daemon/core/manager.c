@@ -15,7 +15,7 @@
 
 #include "config.h"
 #include "manager-probe.h"
-#include "manager-triggers.h"
+#include "mglrud/core/brakes.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/policy-pool.h"
 #include "mglrud/core/reclaim-stall.h"
@@ -68,11 +68,10 @@ void manager_done(struct manager *m) {
         /* First stop the writer: its completions refer to cgroups by id. */
         actuator_free(m->actuator);
         m->actuator = NULL;
-        manager_triggers_done(m);
+        brakes_free(m->brakes); /* after the writer, which reads their sources */
+        m->brakes = NULL;
         m->streams_io = sd_event_source_disable_unref(m->streams_io);
         m->streams_timer = sd_event_source_disable_unref(m->streams_timer);
-        reclaim_stall_free(m->stall_guard); /* after the writer, which reads it */
-        m->stall_guard = NULL;
         while (m->n_cgroups > 0)
                 manager_drop_cgroup(m, m->n_cgroups - 1);
         free(m->cgroups);
@@ -229,7 +228,7 @@ static void manager_open_streams(struct manager *m) {
                 protect = protect || ((sec->set_mask & key) && sec->policy.stream_protection !=
                                                                        STREAM_PROTECTION_NO);
         }
-        bool wanted = protect || m->config.refault_check || m->refault_guard ||
+        bool wanted = protect || m->config.refault_check || brakes_holds_streams(m->brakes) ||
                       (m->config.refault_guard && m->event); /* --once: no writer thread */
         if (!wanted) {
                 /* Switched off by a reload: detach the program, no map walks. */
@@ -267,7 +266,6 @@ static void manager_open_streams(struct manager *m) {
         streams_set_fast_path(m->streams, m->config.stream_fast_path && m->event);
         m->caps.kernel.stream_drops = m->streams != NULL;
         manager_watch_streams(m);
-        manager_open_refault_guard(m);
 }
 
 /* The own refault count of a cgroup (cycle_input.own_refaults), from stream protection's BPF
@@ -295,16 +293,29 @@ static struct cgroup *manager_find(const struct manager *m, uint64_t id) {
         return find_sorted(m, m->n_cgroups, id);
 }
 
+/* Returns the managed cgroups (the brakes' view of them, brake_env.cgroups). */
+static struct cgroup *const *manager_brake_cgroups(void *owner, size_t *ret_n) {
+        struct manager *m = owner;
+        *ret_n = m->n_cgroups;
+        return m->cgroups;
+}
+
+/* Returns what the brakes see of m now (brake.h). */
+static struct brake_env manager_brake_env(struct manager *m) {
+        return (struct brake_env) {
+                .event = m->event, .config = &m->config, .proc_root = m->proc_root,
+                .interval_usec = m->interval_usec, .dry_run = m->dry_run,
+                .actuator = m->actuator, .streams = m->streams,
+                .cgroups = manager_brake_cgroups, .owner = m,
+        };
+}
+
 /* The actuation path's completions: the job's cgroup (by id: it may be gone) measures it. */
 static void manager_job_done(struct actuator_job *j, void *userdata) {
         struct manager *m = userdata;
-        const struct actuator_result *r = actuator_job_result_const(j);
         struct cgroup *cg = manager_find(m, actuator_job_cgroup_id(j));
         streams_job_done(m->streams, j);
-        if (cg && r->stall_stopped)
-                manager_stall_guard_stop(m, cg, j, now_monotonic_usec());
-        else if (cg && r->refault_stopped)
-                manager_refault_guard_stop(m, cg, j, now_monotonic_usec());
+        brakes_job_done(m->brakes, cg, j, now_monotonic_usec());
         control_job_done(cg, j, &m->report);
 }
 
@@ -324,6 +335,9 @@ int manager_start(struct manager *m, sd_event *e) {
         r = actuator_new(e, manager_job_done, m, &m->actuator);
         if (r < 0)
                 return log_error_errno(r, "Cannot start the writer thread: %m");
+        r = brakes_new(&m->brakes);
+        if (r < 0)
+                return log_error_errno(r, "Cannot set up the brakes: %m");
         /* Cgroups come and go with containers: inotify on every cgroup directory tells us at
          * the next cycle instead of the next periodic rescan. */
         m->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -339,7 +353,8 @@ int manager_start(struct manager *m, sd_event *e) {
                  !m->caps.kernel.has_swap ? "off" : m->caps.kernel.swap_compressed ? "on (zram)" : "on",
                  ivl);
         manager_open_streams(m);
-        manager_open_stall_guard(m);
+        struct brake_env env = manager_brake_env(m);
+        brakes_open(m->brakes, &env);
         m->rescan_needed = true;
         return 0;
 }
@@ -372,7 +387,8 @@ int manager_reload(struct manager *m, char **ret_error) {
         if (was_dry_run != m->dry_run)
                 manager_probe(m);
         manager_open_streams(m);
-        manager_open_stall_guard(m);
+        struct brake_env env = manager_brake_env(m);
+        brakes_open(m->brakes, &env);
         m->rescan_needed = true;
         /* Rescan now, so that bus calls before the next cycle see the new policies (and the
          * runtime overrides re-applied over them). */
@@ -774,9 +790,9 @@ static void manager_cycle_input(struct manager *m, uint64_t now_usec,
                 .own_refaults = m->streams ? manager_own_refaults : NULL,
                 .own_refaults_userdata = m->streams,
                 .interval_usec = m->interval_usec,
-                .stall_guard = m->stall_guard && m->config.stall_guard,
+                .stall_guard = brakes_watching(m->brakes, "stall-guard"),
                 .idle_profile = m->idle_profile,
-                .refault_guard = m->refault_guard && m->config.refault_guard,
+                .refault_guard = brakes_watching(m->brakes, "refault-guard"),
         };
 }
 
@@ -875,7 +891,8 @@ int manager_cycle(struct manager *m, uint64_t now_usec) {
         r = streams_cycle(m->streams, &in, m->cgroups, m->n_cgroups, m->actuator);
         if (r == -ENOMEM)
                 return r;
-        manager_update_triggers(m, now_usec);
+        struct brake_env env = manager_brake_env(m);
+        brakes_cycle(m->brakes, &env, m->cgroups, m->n_cgroups, now_usec);
         m->cycles++;
         uint64_t end = now_monotonic_usec();
         m->last_cycle_usec = end > now_usec ? end - now_usec : 0;
@@ -930,8 +947,9 @@ bool manager_idle_profile_ready(const struct manager *m) {
 void manager_cgroup_snapshot(const struct manager *m, const struct cgroup *cg,
                              struct control_snapshot *ret) {
         (void) control_cgroup_snapshot(cg, ret);
-        ret->has_reclaim_stall = m->stall_guard &&
-                reclaim_stall_read(m->stall_guard, cg->id, &ret->reclaim_stall_ns,
+        const struct reclaim_stall *rs = brakes_reclaim_stall(m->brakes);
+        ret->has_reclaim_stall = rs &&
+                reclaim_stall_read(rs, cg->id, &ret->reclaim_stall_ns,
                                    &ret->reclaim_stall_count) >= 0;
 }
 
@@ -943,8 +961,6 @@ void manager_daemon_stats(const struct manager *m, struct daemon_stats *ret) {
                 .interval_usec = m->interval_usec,
                 .dry_run = m->dry_run,
                 .paused_all = m->paused_all,
-                .stall_guard = m->stall_guard != NULL,
-                .refault_guard = m->refault_guard && m->config.refault_guard,
                 .actuation = m->actuator ? actuator_get_stats(m->actuator)
                                          : (struct actuator_stats) {},
                 .write_age_usec = m->actuator ? actuator_write_age_usec(m->actuator,
@@ -953,7 +969,7 @@ void manager_daemon_stats(const struct manager *m, struct daemon_stats *ret) {
                 .streams = streams_get_stats(m->streams),
                 .host_idle = &m->host_idle,
         };
-#define STATS_COPY_COUNT(field) ret->field = m->counters.field;
+#define STATS_COPY_BRAKE(field) ret->field = brakes_counter(m->brakes, DAEMON_COUNTER_##field);
 #define STATS_COPY_STATE(field)
 #define STATS_COPY_(field, type, source, ...) STATS_COPY_##source(field)
         DAEMON_COUNTERS(STATS_COPY_)
