@@ -975,26 +975,6 @@ bool control_cgroup_reclaiming(const struct cgroup *cg, uint64_t now_usec, uint6
         return a && a->last_reclaim_usec > 0 && now_usec - a->last_reclaim_usec <= grace_usec;
 }
 
-void control_cgroup_note_guard_stall(struct cgroup *cg, uint64_t now_usec, uint64_t stall_ns) {
-        struct control_state *s = cg->userdata;
-        struct control_acts *a = s ? acts_get(s) : NULL;
-        if (!a)
-                return;
-        a->guard_last_stall_ns = stall_ns;
-        a->guard_last_stop_usec = now_usec;
-}
-
-void control_cgroup_note_refault_burst(struct cgroup *cg, uint64_t now_usec, uint64_t pages,
-                                       uint64_t limit_pages) {
-        struct control_state *s = cg->userdata;
-        struct control_acts *a = s ? acts_get(s) : NULL;
-        if (!a)
-                return;
-        a->refault_guard_last_pages = pages;
-        a->refault_guard_last_limit = limit_pages;
-        a->refault_guard_last_stop_usec = now_usec;
-}
-
 /* The share of what a job evicts that may come back while it runs. The tiering controller
  * evicts pages idle for at least T (MinColdAge= and up: minutes), and RefaultTarget= tolerates
  * refaults of 0.2% of the working set a minute; a job runs for seconds, so of the pages it
@@ -1013,27 +993,40 @@ double control_refault_guard_share(const struct decision *d) {
         return REFAULT_GUARD_SHARE * (double) file / (double) total;
 }
 
-uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigned n_stopped,
-                                   enum control_stop_reason why) {
+/* Counts stop by its reason and keeps what its brake saw, for the dump. */
+static void acts_note_stop(struct control_acts *a, const struct control_stop *stop) {
+        switch (stop->reason) {
+        case CONTROL_STOP_RECLAIM_STALL:
+                a->guard_stops++;
+                a->guard_last_stall_ns = stop->stall_ns;
+                a->guard_last_stop_usec = stop->now_usec;
+                break;
+        case CONTROL_STOP_REFAULT_BURST:
+                a->refault_guard_stops++;
+                a->refault_guard_last_pages = stop->refault_pages;
+                a->refault_guard_last_limit = stop->refault_limit_pages;
+                a->refault_guard_last_stop_usec = stop->now_usec;
+                break;
+        case CONTROL_STOP_PRESSURE:
+                a->pressure_stops++;
+                break;
+        }
+        a->stopped_jobs += stop->n_stopped;
+        if (!a->first_stop_usec)
+                a->first_stop_usec = stop->now_usec;
+        a->last_stop_usec = stop->now_usec;
+        a->last_reclaim_usec = 0;
+}
+
+uint64_t control_cgroup_note_stop(struct cgroup *cg, const struct control_stop *stop) {
         struct control_state *s = cg->userdata;
         if (!s)
                 return 0;
         /* A stop comes with a job, which has its record; without one (OOM) only the counts
          * are lost. */
         struct control_acts *a = acts_get(s);
-        if (a) {
-                if (why == CONTROL_STOP_RECLAIM_STALL)
-                        a->guard_stops++;
-                else if (why == CONTROL_STOP_REFAULT_BURST)
-                        a->refault_guard_stops++;
-                else
-                        a->pressure_stops++;
-                a->stopped_jobs += n_stopped;
-                if (!a->first_stop_usec)
-                        a->first_stop_usec = now_usec;
-                a->last_stop_usec = now_usec;
-                a->last_reclaim_usec = 0;
-        }
+        if (a)
+                acts_note_stop(a, stop);
         /* Nothing counts as reclaiming until a decision submits again (the job being stopped
          * included): the trigger is re-armed when reclaim resumes. That job's end is still the
          * last write (its chunk in flight goes on), so it stays in_flight_reclaims. */
@@ -1042,7 +1035,7 @@ uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigne
                 return 0;
         struct policy_state ps;
         policy_load(s, &ps);
-        policy_note_stall(cg->policy, &ps, now_usec);
+        policy_note_stall(cg->policy, &ps, stop->now_usec);
         s = policy_store(cg, &ps); /* the same size: it stays in place */
         /* T is the tiering controller's; Mode=pressure steps by PSI and has none to report. */
         return cg->policy->mode == POLICY_MODE_ACTIVE ? ps.cold_age_usec : 0;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "mglrud/core/brakes.h"
 #include "mglrud/core/reclaim-stall.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
@@ -28,8 +29,9 @@ const char *manager_status(const struct manager *m, char *buf, size_t size) {
 void manager_cgroup_snapshot(const struct manager *m, const struct cgroup *cg,
                              struct control_snapshot *ret) {
         (void) control_cgroup_snapshot(cg, ret);
-        ret->has_reclaim_stall = m->stall_guard &&
-                reclaim_stall_read(m->stall_guard, cg->id, &ret->reclaim_stall_ns,
+        const struct reclaim_stall *rs = brakes_reclaim_stall(m->brakes);
+        ret->has_reclaim_stall = rs &&
+                reclaim_stall_read(rs, cg->id, &ret->reclaim_stall_ns,
                                    &ret->reclaim_stall_count) >= 0;
 }
 
@@ -41,8 +43,6 @@ void manager_daemon_stats(const struct manager *m, struct daemon_stats *ret) {
                 .interval_usec = m->interval_usec,
                 .dry_run = m->dry_run,
                 .paused_all = m->paused_all,
-                .stall_guard = m->stall_guard != NULL,
-                .refault_guard = m->refault_guard && m->config.refault_guard,
                 .actuation = m->actuator ? actuator_get_stats(m->actuator)
                                          : (struct actuator_stats) {},
                 .write_age_usec = m->actuator ? actuator_write_age_usec(m->actuator,
@@ -51,7 +51,7 @@ void manager_daemon_stats(const struct manager *m, struct daemon_stats *ret) {
                 .streams = streams_get_stats(m->stream_wiring.streams),
                 .host_idle = &m->host.idle,
         };
-#define STATS_COPY_COUNT(field) ret->field = m->counters.field;
+#define STATS_COPY_BRAKE(field) ret->field = brakes_counter(m->brakes, DAEMON_COUNTER_##field);
 #define STATS_COPY_STATE(field)
 #define STATS_COPY_(field, type, source, ...) STATS_COPY_##source(field)
         DAEMON_COUNTERS(STATS_COPY_)

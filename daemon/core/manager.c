@@ -2,7 +2,7 @@
 /* manager.c: the daemon's lifecycle, reload and cycle (manager.h). What the cycle runs over
  * lives in the satellites it owns: discovery (manager-discovery.c), the host reader
  * (manager-host.c), the lru_gen source (manager-probe.c), stream protection's wiring
- * (stream-wiring.c), the brakes (manager-triggers.c); the figures it shows in manager-stats.c. */
+ * (stream-wiring.c), the brakes (brakes.c); the figures it shows in manager-stats.c. */
 #include "mglrud/core/manager.h"
 
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "manager-triggers.h"
+#include "mglrud/core/brakes.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/policy-pool.h"
 #include "mglrud/core/reclaim-stall.h"
@@ -40,9 +40,8 @@ void manager_done(struct manager *m) {
         /* First stop the writer: its completions refer to cgroups by id. */
         actuator_free(m->actuator);
         m->actuator = NULL;
-        manager_triggers_done(m);
-        reclaim_stall_free(m->stall_guard); /* after the writer, which reads it */
-        m->stall_guard = NULL;
+        brakes_free(m->brakes); /* after the writer, which reads their sources */
+        m->brakes = NULL;
         discovery_done(&m->discovery);
         stream_wiring_done(&m->stream_wiring);
         lrugen_source_done(&m->lrugen);
@@ -129,9 +128,9 @@ static void manager_cycle_input(struct manager *m, uint64_t now_usec,
                 .own_refaults = streams ? manager_own_refaults : NULL,
                 .own_refaults_userdata = streams,
                 .interval_usec = m->interval_usec,
-                .stall_guard = m->stall_guard && m->config.stall_guard,
+                .stall_guard = brakes_watching(m->brakes, "stall-guard"),
                 .idle_profile = m->idle_profile,
-                .refault_guard = m->refault_guard && m->config.refault_guard,
+                .refault_guard = brakes_watching(m->brakes, "refault-guard"),
         };
 }
 
@@ -145,24 +144,42 @@ static int manager_run_fast_path(struct streams *s, uint64_t now_usec, void *use
         return streams_fast(s, &in, m->discovery.cgroups, m->discovery.n_cgroups, m->actuator);
 }
 
-/* Loads or detaches stream protection as the configuration asks, then hands the refault guard
- * its source once it is loaded. */
+/* Loads or detaches stream protection as the configuration asks (kept loaded while the refault
+ * guard reads its map: brakes_holds_streams()). */
 static void manager_open_streams(struct manager *m) {
-        stream_wiring_update(&m->stream_wiring, &m->config, m->refault_guard, m->proc_root,
-                             &m->caps);
-        manager_open_refault_guard(m);
+        stream_wiring_update(&m->stream_wiring, &m->config, brakes_holds_streams(m->brakes),
+                             m->proc_root, &m->caps);
+}
+
+/* Returns the managed cgroups (the brakes' view of them, brake_env.cgroups). */
+static struct cgroup *const *manager_brake_cgroups(void *owner, size_t *ret_n) {
+        struct manager *m = owner;
+        *ret_n = m->discovery.n_cgroups;
+        return m->discovery.cgroups;
+}
+
+/* Returns what the brakes see of m now (brake.h). */
+static struct brake_env manager_brake_env(struct manager *m) {
+        return (struct brake_env) {
+                .event = m->event, .config = &m->config, .proc_root = m->proc_root,
+                .interval_usec = m->interval_usec, .dry_run = m->dry_run,
+                .actuator = m->actuator, .streams = m->stream_wiring.streams,
+                .cgroups = manager_brake_cgroups, .owner = m,
+        };
+}
+
+/* Opens or re-opens the brakes for the configuration in force (start, reload). */
+static void manager_open_brakes(struct manager *m) {
+        struct brake_env env = manager_brake_env(m);
+        brakes_open(m->brakes, &env);
 }
 
 /* The actuation path's completions: the job's cgroup (by id: it may be gone) measures it. */
 static void manager_job_done(struct actuator_job *j, void *userdata) {
         struct manager *m = userdata;
-        const struct actuator_result *r = actuator_job_result_const(j);
         struct cgroup *cg = discovery_find(&m->discovery, actuator_job_cgroup_id(j));
         streams_job_done(m->stream_wiring.streams, j);
-        if (cg && r->stall_stopped)
-                manager_stall_guard_stop(m, cg, j, now_monotonic_usec());
-        else if (cg && r->refault_stopped)
-                manager_refault_guard_stop(m, cg, j, now_monotonic_usec());
+        brakes_job_done(m->brakes, cg, j, now_monotonic_usec());
         control_job_done(cg, j, &m->report);
 }
 
@@ -195,6 +212,9 @@ int manager_start(struct manager *m, sd_event *e) {
         r = actuator_new(e, manager_job_done, m, &m->actuator);
         if (r < 0)
                 return log_error_errno(r, "Cannot start the writer thread: %m");
+        r = brakes_new(&m->brakes);
+        if (r < 0)
+                return log_error_errno(r, "Cannot set up the brakes: %m");
         discovery_watch_start(&m->discovery);
         char ivl[32];
         format_duration(ivl, sizeof ivl, m->interval_usec);
@@ -205,7 +225,7 @@ int manager_start(struct manager *m, sd_event *e) {
                  !m->caps.has_swap ? "off" : m->caps.swap_compressed ? "on (zram)" : "on",
                  ivl);
         manager_open_streams(m);
-        manager_open_stall_guard(m);
+        manager_open_brakes(m);
         m->discovery.rescan_needed = true;
         return 0;
 }
@@ -235,7 +255,7 @@ int manager_reload(struct manager *m, char **ret_error) {
         if (was_dry_run != m->dry_run)
                 manager_probe(m);
         manager_open_streams(m);
-        manager_open_stall_guard(m);
+        manager_open_brakes(m);
         m->discovery.rescan_needed = true;
         /* Rescan now, so that bus calls before the next cycle see the new policies (and the
          * runtime overrides re-applied over them). */
@@ -279,7 +299,8 @@ int manager_cycle(struct manager *m, uint64_t now_usec) {
         r = streams_cycle(m->stream_wiring.streams, &in, d->cgroups, d->n_cgroups, m->actuator);
         if (r == -ENOMEM)
                 return r;
-        manager_update_triggers(m, now_usec);
+        struct brake_env env = manager_brake_env(m);
+        brakes_cycle(m->brakes, &env, d->cgroups, d->n_cgroups, now_usec);
         m->cycles++;
         uint64_t end = now_monotonic_usec();
         m->last_cycle_usec = end > now_usec ? end - now_usec : 0;

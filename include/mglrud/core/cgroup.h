@@ -38,7 +38,7 @@ struct cgroup {
         uint64_t *covered_ids;          /* unmanaged descendants this cgroup's lru_gen work covers */
         size_t n_covered;
         void *userdata;                 /* the controller state (control.c) */
-        struct pressure_trigger *trigger; /* armed while mglrud reclaims here (manager-triggers.c) */
+        struct pressure_trigger *trigger; /* armed while mglrud reclaims here (brake-psi.c) */
         char path_storage[];            /* the path it was found at (path, until a rename) */
 };
 

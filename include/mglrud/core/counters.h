@@ -106,10 +106,11 @@ enum counter_when {
 
 /* Daemon-wide counters (struct daemon_stats), in the order of the metrics and GetStatus:
  *   X(field, type, source, unit, metric, metric_type, help, bus_key)
- * source:     COUNT, kept in the manager's struct manager_counters (manager.h) and copied from
- *             it; STATE, manager_daemon_stats() reads it from the manager's state.
+ * source:     BRAKE, kept by a brake (brake.h: its stops, its status flag) and read from the
+ *             manager's table of brakes (brakes_counter()); STATE, manager_daemon_stats() reads
+ *             it from the manager's state.
  * The metrics (NULL: none) come after the per-cgroup ones; the dump's header is dump.c's.
- * Adding a counter the manager keeps: one line here, and the line that counts it. */
+ * Adding a counter a brake keeps: one line here, and its name in the brake's struct brake_ops. */
 #define DAEMON_COUNTERS(X)                                                                     \
         X(cycles, uint64_t, STATE, COUNTER_COUNT, "mglrud_cycles_total", "counter",            \
           "Control cycles run.", "Cycles")                                                     \
@@ -120,12 +121,12 @@ enum counter_when {
           "Duration of the last cycle.", "LastCycleUSec")                                      \
         X(dry_run, bool, STATE, COUNTER_FLAG, NULL, NULL, NULL, "DryRun")                      \
         X(paused_all, bool, STATE, COUNTER_FLAG, NULL, NULL, NULL, "PausedAll")                \
-        X(pressure_stops, uint64_t, COUNT, COUNTER_COUNT, NULL, NULL, NULL, "PressureStops")   \
-        X(stall_guard, bool, STATE, COUNTER_FLAG, NULL, NULL, NULL, "StallGuard")              \
-        X(stall_guard_stops, uint64_t, COUNT, COUNTER_COUNT, NULL, NULL, NULL,                 \
+        X(pressure_stops, uint64_t, BRAKE, COUNTER_COUNT, NULL, NULL, NULL, "PressureStops")   \
+        X(stall_guard, bool, BRAKE, COUNTER_FLAG, NULL, NULL, NULL, "StallGuard")              \
+        X(stall_guard_stops, uint64_t, BRAKE, COUNTER_COUNT, NULL, NULL, NULL,                 \
           "StallGuardStops")                                                                   \
-        X(refault_guard, bool, STATE, COUNTER_FLAG, NULL, NULL, NULL, "RefaultGuard")          \
-        X(refault_guard_stops, uint64_t, COUNT, COUNTER_COUNT, NULL, NULL, NULL,               \
+        X(refault_guard, bool, BRAKE, COUNTER_FLAG, NULL, NULL, NULL, "RefaultGuard")          \
+        X(refault_guard_stops, uint64_t, BRAKE, COUNTER_COUNT, NULL, NULL, NULL,               \
           "RefaultGuardStops")                                                                 \
         X(write_age_usec, uint64_t, STATE, COUNTER_USEC, "mglrud_write_in_progress_seconds",   \
           "gauge", "How long the kernel write in progress has run (0: none).",                 \

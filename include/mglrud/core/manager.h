@@ -38,16 +38,7 @@ struct manager_overrides {
         bool dry_run;           /* --dry-run forces advise everywhere */
 };
 
-/* The daemon-wide counters the manager keeps (counters.h, source COUNT): the cgroups whose
- * reclaim a pressure trigger stopped, the jobs the stall guard and the refault guard ended. */
-struct manager_counters {
-#define MANAGER_COUNTER_COUNT(type, field) type field;
-#define MANAGER_COUNTER_STATE(type, field)
-#define MANAGER_COUNTER_(field, type, source, ...) MANAGER_COUNTER_##source(type, field)
-        DAEMON_COUNTERS(MANAGER_COUNTER_)
-};
-
-struct reclaim_stall;
+struct brakes;
 
 struct manager {
         struct config config;
@@ -77,25 +68,14 @@ struct manager {
                                      * idle-age state from then on (manager_want_idle_profile()) */
         uint64_t idle_profile_cycle; /* cycles when they were */
 
-        struct pressure_trigger *host_trigger; /* /proc/pressure/memory, manager-triggers.c */
-        uint64_t trigger_window_usec; /* 1 s, or 2 s when the kernel takes no less */
-        bool triggers_unavailable;  /* the kernel takes no trigger (said once) */
-        struct reclaim_stall *stall_guard; /* the BPF stall guard (manager-triggers.c), NULL
-                                    * without BPF; once loaded it stays until manager_done():
-                                    * the writer thread reads it without a lock */
-        bool stall_guard_tried;     /* reclaim_stall_open() was attempted (and reported) */
-        bool refault_guard;         /* the refault guard's source (stream protection's BPF map)
-                                     * is set in the actuation path: from then on
-                                     * m->stream_wiring.streams stays loaded until
-                                     * manager_done(), the writer reads it */
-        bool refault_guard_said;    /* said once that the refault guard is unavailable */
-        struct manager_counters counters; /* the triggers' and the guards' stops, cumulative */
+        struct brakes *brakes;      /* the PSI triggers, the stall and refault guards (brakes.h):
+                                     * their state, their stops, their counters */
 };
 
 /* Daemon-wide figures that go with the per-cgroup snapshots (metrics, dump). */
 struct daemon_stats {
         /* The counters (counters.h): cycles, cgroups, the interval and the last cycle's
-         * duration, dry-run and the global pause, the triggers' and the guards' stops. */
+         * duration, dry-run and the global pause, the brakes' status and stops. */
 #define COUNTER_FIELD_(field, type, ...) type field;
         DAEMON_COUNTERS(COUNTER_FIELD_)
 #undef COUNTER_FIELD_

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* What the guard tests share (test-stall-guard.c, test-refault-guard.c): a managed cgroup made of
- * plain files in Mode=pressure, and an inline actuator's job captured instead of run. */
+/* What the guard tests share (test-stall-guard.c, test-refault-guard.c, test-brakes.c): a managed
+ * cgroup made of plain files in Mode=pressure, and an inline actuator's job captured instead of
+ * run. */
 #pragma once
 
 #include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +14,7 @@
 
 #include "mglrud/core/actuator.h"
 #include "mglrud/core/cgroup.h"
+#include "mglrud/core/control.h"
 #include "test-policy.h"
 
 static void write_at(int dirfd, const char *name, const char *text) {
@@ -50,4 +53,25 @@ static struct cgroup *pressure_cgroup_new(char *dir, const char *stat, int *ret_
         test_policy_of(cg)->mode = POLICY_MODE_PRESSURE;
         *ret_dirfd = dirfd;
         return cg;
+}
+
+/* Runs cg's first two cycles, 2 s apart, from *in (advanced) through act: the first only samples,
+ * the second submits the cgroup's first job (captured). */
+static void cycle_to_first_job(struct cgroup *cg, struct cycle_input *in, struct actuator *act) {
+        assert_int_equal(control_cgroup_cycle(cg, in, act), 0);
+        assert_null(captured);
+        in->now_usec += 2000000;
+        assert_int_equal(control_cgroup_cycle(cg, in, act), 0);
+        assert_non_null(captured);
+}
+
+/* Frees cg with its control state, closes dirfd and removes dir: what pressure_cgroup_new()
+ * made. */
+static void pressure_cgroup_done(struct cgroup *cg, const char *dir, int dirfd) {
+        control_cgroup_free(cg);
+        cgroup_free(cg);
+        close(dirfd);
+        char cmd[PATH_MAX + 16];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
 }

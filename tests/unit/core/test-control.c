@@ -157,7 +157,8 @@ static void test_stall_during_job(void **state) {
 
         /* The trigger fires 500 ms into the job. */
         uint64_t stop = in.now_usec + 500000;
-        control_cgroup_note_stall(cg, stop, 1, CONTROL_STOP_PRESSURE);
+        control_cgroup_note_stop(cg, &(struct control_stop) {
+                .reason = CONTROL_STOP_PRESSURE, .now_usec = stop, .n_stopped = 1 });
         assert_false(control_cgroup_reclaiming(cg, stop, grace));
         struct control_snapshot snap;
         assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);

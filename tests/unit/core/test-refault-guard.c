@@ -22,6 +22,8 @@
 #include "mglrud/core/control.h"
 #include "mglrud/shared/macro.h"
 
+#include "brake-fixture.h"
+
 #define CHUNK ((uint64_t) ACTUATOR_CHUNK_PAGES * 4096)
 
 /* A cgroup's own refault count as the BPF map would give it: read n returns pages[n] (the last
@@ -64,7 +66,7 @@ static struct actuator_job *run_guarded(struct fake_refaults *f, double share) {
 
         struct actuator *a;
         assert_int_equal(actuator_new(NULL, on_done, NULL, &a), 0);
-        actuator_set_refault_source(a, &(struct actuator_refault_source) { fake_read, f });
+        struct brakes *brakes = brakes_with_source(a, "refault-guard", fake_read, f);
         struct decision d = { .n_reclaims = 1 };
         d.reclaims[0].bytes = 8 * CHUNK;
         d.reclaims[0].swappiness = 0;
@@ -75,6 +77,7 @@ static struct actuator_job *run_guarded(struct fake_refaults *f, double share) {
         assert_int_equal(actuator_submit(a, j), 0);
         assert_non_null(done_job);
         actuator_free(a);
+        brakes_free(brakes);
         assert_int_equal(unlinkat(dirfd, "memory.reclaim", 0), 0);
         close(dirfd);
         assert_int_equal(rmdir(dir), 0);
@@ -89,13 +92,25 @@ static void test_burst_stops_within_one_chunk(void **state) {
         const uint64_t pages[] = { 1000, 1000, 1010, 1600 };
         struct fake_refaults f = { .cgroup_id = 42, .pages = pages, .n_pages = ELEMENTSOF(pages) };
         struct actuator_job *j = run_guarded(&f, 0.25);
-        assert_true(actuator_job_result_const(j)->refault_stopped);
+        assert_int_equal(actuator_job_result_const(j)->brake, brake_number("refault-guard"));
         assert_true(actuator_job_result_const(j)->cancelled);
-        assert_false(actuator_job_result_const(j)->stall_stopped);
+        assert_true(actuator_job_result_const(j)->brake != brake_number("stall-guard"));
         assert_int_equal(actuator_job_result_const(j)->asked_bytes, 2 * CHUNK);
-        assert_int_equal(actuator_job_result_const(j)->refault_pages, 600);
-        assert_int_equal(actuator_job_result_const(j)->refault_limit_pages, 512);
+        assert_int_equal(reading_of(j, "refault-guard")->seen, 600);
+        assert_int_equal(reading_of(j, "refault-guard")->limit, 512);
         assert_int_equal(f.reads, 4);
+        actuator_job_free(j);
+}
+
+/* A count that goes backwards (its map entry recycled) is the job's new base: the burst is
+ * measured from there, and the job ends at the check before the third chunk, not the second. */
+static void test_count_backwards_rebases(void **state) {
+        const uint64_t pages[] = { 1000, 1000, 10, 700 };
+        struct fake_refaults f = { .cgroup_id = 42, .pages = pages, .n_pages = ELEMENTSOF(pages) };
+        struct actuator_job *j = run_guarded(&f, 0.25);
+        assert_int_equal(actuator_job_result_const(j)->brake, brake_number("refault-guard"));
+        assert_int_equal(actuator_job_result_const(j)->asked_bytes, 2 * CHUNK);
+        assert_int_equal(reading_of(j, "refault-guard")->seen, 690);
         actuator_job_free(j);
 }
 
@@ -108,11 +123,11 @@ static void test_under_limit_goes_on(void **state) {
                                    5 + 1792 };
         struct fake_refaults f = { .cgroup_id = 9, .pages = pages, .n_pages = ELEMENTSOF(pages) };
         struct actuator_job *j = run_guarded(&f, 0.25);
-        assert_false(actuator_job_result_const(j)->refault_stopped);
+        assert_int_equal(actuator_job_result_const(j)->brake, 0);
         assert_false(actuator_job_result_const(j)->cancelled);
         assert_int_equal(actuator_job_result_const(j)->asked_bytes, 8 * CHUNK);
-        assert_int_equal(actuator_job_result_const(j)->refault_pages, 1792);
-        assert_int_equal(actuator_job_result_const(j)->refault_limit_pages, 1792);
+        assert_int_equal(reading_of(j, "refault-guard")->seen, 1792);
+        assert_int_equal(reading_of(j, "refault-guard")->limit, 1792);
         assert_int_equal(f.reads, 9);
         actuator_job_free(j);
 
@@ -120,7 +135,7 @@ static void test_under_limit_goes_on(void **state) {
         const uint64_t burst[] = { 0, UINT64_C(1) << 40 };
         f = (struct fake_refaults) { .cgroup_id = 9, .pages = burst, .n_pages = ELEMENTSOF(burst) };
         j = run_guarded(&f, 0);
-        assert_false(actuator_job_result_const(j)->refault_stopped);
+        assert_int_equal(actuator_job_result_const(j)->brake, 0);
         assert_int_equal(actuator_job_result_const(j)->asked_bytes, 8 * CHUNK);
         assert_int_equal(f.reads, 0);
         actuator_job_free(j);
@@ -132,7 +147,7 @@ static void test_read_error_skips(void **state) {
         struct fake_refaults f = { .cgroup_id = 7, .pages = pages, .n_pages = ELEMENTSOF(pages),
                                    .error = -EBADF };
         struct actuator_job *j = run_guarded(&f, 0.25);
-        assert_false(actuator_job_result_const(j)->refault_stopped);
+        assert_int_equal(actuator_job_result_const(j)->brake, 0);
         assert_false(actuator_job_result_const(j)->cancelled);
         assert_int_equal(actuator_job_result_const(j)->asked_bytes, 8 * CHUNK);
         assert_true(f.reads > 1);
@@ -167,11 +182,7 @@ static void test_cycle_share_and_stop(void **state) {
         struct cycle_input in = { .now_usec = 1000000, .caps = &caps, .lrugen_write_fd = -1,
                                   .report = &report, .interval_usec = 10000000,
                                   .refault_guard = true };
-        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
-        assert_null(captured);
-        in.now_usec += 2000000;
-        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
-        assert_non_null(captured);
+        cycle_to_first_job(cg, &in, act);
         assert_true(actuator_job_decision(captured)->planned_bytes[LRUGEN_FILE] > 0);
         struct decision d = {};
         memcpy(d.planned_bytes, actuator_job_decision(captured)->planned_bytes, sizeof d.planned_bytes);
@@ -179,8 +190,9 @@ static void test_cycle_share_and_stop(void **state) {
         assert_true(actuator_job_limits(captured).refault_share == control_refault_guard_share(&d));
         assert_int_equal(actuator_job_limits(captured).stall_limit_ns, 0);
 
-        control_cgroup_note_refault_burst(cg, in.now_usec, 600, 512);
-        control_cgroup_note_stall(cg, in.now_usec, 1, CONTROL_STOP_REFAULT_BURST);
+        control_cgroup_note_stop(cg, &(struct control_stop) {
+                .reason = CONTROL_STOP_REFAULT_BURST, .now_usec = in.now_usec, .n_stopped = 1,
+                .refault_pages = 600, .refault_limit_pages = 512 });
         control_job_done(cg, TAKE_PTR(captured), &report);
         struct control_snapshot snap;
         assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
@@ -208,17 +220,13 @@ static void test_cycle_share_and_stop(void **state) {
         assert_int_equal(snap.refault_guard_jobs, 1); /* the guard did not watch that one */
 
         actuator_free(act);
-        control_cgroup_free(cg);
-        cgroup_free(cg);
-        close(dirfd);
-        char cmd[80];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        assert_int_equal(system(cmd), 0);
+        pressure_cgroup_done(cg, dir, dirfd);
 }
 
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_burst_stops_within_one_chunk),
+                cmocka_unit_test(test_count_backwards_rebases),
                 cmocka_unit_test(test_under_limit_goes_on),
                 cmocka_unit_test(test_read_error_skips),
                 cmocka_unit_test(test_share),
