@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cgroup.h: one managed cgroup: its identity (cgroup id = directory inode, and the container
  * or pod its path names), its open memory files, the policy the configuration and the
- * container's annotation give it, and the controller state (control.c). */
+ * container's annotation give it, and the controller state (control-state.c). */
 #pragma once
 
 #include <stdbool.h>

@@ -22,7 +22,7 @@
 #include "mglrud/shared/macro.h"
 
 #include "brake-fixture.h"
-#include "guard-fixture.h"
+#include "core-fixture.h"
 
 #define CHUNK ((uint64_t) ACTUATOR_CHUNK_PAGES * 4096)
 
@@ -64,9 +64,10 @@ static struct actuator_job *run_job(struct actuator *a, uint64_t id, int dirfd,
 /* Both guards would end the job at the same check: the stall guard, first in the table, does,
  * and the refault guard is not asked then. A drop job is asked nothing, even with limits. */
 static void test_table_order_and_drops(void **state) {
-        char dir[] = "/tmp/mglrud-test-brakes.XXXXXX";
-        int dirfd;
-        struct cgroup *cg = pressure_cgroup_new(dir, "anon 0\nfile 1073741824\n", &dirfd);
+        struct core_fixture f;
+        core_fixture_init(&f, POLICY_MODE_PRESSURE, "anon 0\nfile 1073741824\n");
+        struct cgroup *cg = f.cg;
+        int dirfd = f.dirfd;
         int cgfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         assert_true(cgfd >= 0);
 
@@ -100,25 +101,23 @@ static void test_table_order_and_drops(void **state) {
         actuator_free(a);
         brakes_free(t);
         close(cgfd);
-        pressure_cgroup_done(cg, dir, dirfd);
+        core_fixture_done(&f);
 }
 
 /* A stop of each guard goes through the one path: control records it by its reason with what
  * the guard saw, and the table counts it under the guard's daemon-wide counter only. */
 static void test_one_stop_path(void **state) {
-        char dir[] = "/tmp/mglrud-test-brakes.XXXXXX";
-        int dirfd;
-        struct cgroup *cg = pressure_cgroup_new(dir, "anon 0\nfile 1073741824\npgsteal_proactive 0\n", &dirfd);
+        struct core_fixture f;
+        core_fixture_init(&f, POLICY_MODE_PRESSURE,
+                          "anon 0\nfile 1073741824\npgsteal_proactive 0\n");
+        struct cgroup *cg = f.cg;
+        int dirfd = f.dirfd;
+        struct cycle_input in = f.in;
+        struct report_sink report = {};
 
         /* Two cycles give the cgroup its job record (what control keeps the stops in). */
-        struct actuator *act;
-        assert_int_equal(actuator_new(NULL, capture_job, NULL, &act), 0);
-        struct kernel_caps caps = { .page_size = 4096, .reclaim_swappiness = true };
-        struct report_sink report = {};
-        struct cycle_input in = { .now_usec = 1000000, .caps = &caps, .lrugen_write_fd = -1,
-                                  .report = &report, .interval_usec = 10000000 };
-        cycle_to_first_job(cg, &in, act);
-        actuator_free(act);
+        core_fixture_first_job(&f);
+        in = f.in;
 
         struct actuator *a;
         assert_int_equal(actuator_new(NULL, keep_finished, NULL, &a), 0);
@@ -160,7 +159,7 @@ static void test_one_stop_path(void **state) {
         actuator_free(a);
         close(cgfd);
         brakes_free(t);
-        pressure_cgroup_done(cg, dir, dirfd);
+        core_fixture_done(&f);
 }
 
 /* The status flags and what jobs get: a guard watches (its limit goes to jobs) with its source

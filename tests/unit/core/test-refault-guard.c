@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "core-fixture.h"
 #include "mglrud/core/actuator.h"
 #include "mglrud/core/control.h"
 #include "mglrud/shared/macro.h"
@@ -154,8 +155,6 @@ static void test_read_error_skips(void **state) {
         actuator_job_free(j);
 }
 
-#include "guard-fixture.h"
-
 /* The share: a quarter of the file part of the plan; none without file pages. */
 static void test_share(void **state) {
         struct decision d = {};
@@ -171,18 +170,11 @@ static void test_share(void **state) {
  * (none without); a refault stop counts as one, neither as a stall-guard nor a pressure stop,
  * and raises T like them. */
 static void test_cycle_share_and_stop(void **state) {
-        char dir[] = "/tmp/mglrud-test-refault-guard.XXXXXX";
-        int dirfd;
-        struct cgroup *cg = pressure_cgroup_new(dir, "anon 0\nfile 1073741824\npgsteal_proactive 0\n", &dirfd);
-
-        struct actuator *act;
-        assert_int_equal(actuator_new(NULL, capture_job, NULL, &act), 0);
-        struct kernel_caps caps = { .page_size = 4096, .reclaim_swappiness = true };
-        struct report_sink report = {};
-        struct cycle_input in = { .now_usec = 1000000, .caps = &caps, .lrugen_write_fd = -1,
-                                  .report = &report, .interval_usec = 10000000,
-                                  .refault_guard = true };
-        cycle_to_first_job(cg, &in, act);
+        struct core_fixture f;
+        core_fixture_init(&f, POLICY_MODE_PRESSURE,
+                          "anon 0\nfile 1073741824\npgsteal_proactive 0\n");
+        f.in.refault_guard = true;
+        core_fixture_first_job(&f);
         assert_true(actuator_job_decision(captured)->planned_bytes[LRUGEN_FILE] > 0);
         struct decision d = {};
         memcpy(d.planned_bytes, actuator_job_decision(captured)->planned_bytes, sizeof d.planned_bytes);
@@ -190,12 +182,12 @@ static void test_cycle_share_and_stop(void **state) {
         assert_true(actuator_job_limits(captured).refault_share == control_refault_guard_share(&d));
         assert_int_equal(actuator_job_limits(captured).stall_limit_ns, 0);
 
-        control_cgroup_note_stop(cg, &(struct control_stop) {
-                .reason = CONTROL_STOP_REFAULT_BURST, .now_usec = in.now_usec, .n_stopped = 1,
+        control_cgroup_note_stop(f.cg, &(struct control_stop) {
+                .reason = CONTROL_STOP_REFAULT_BURST, .now_usec = f.in.now_usec, .n_stopped = 1,
                 .refault_pages = 600, .refault_limit_pages = 512 });
-        control_job_done(cg, TAKE_PTR(captured), &report);
+        control_job_done(f.cg, TAKE_PTR(captured), &f.report);
         struct control_snapshot snap;
-        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        assert_int_equal(control_cgroup_snapshot(f.cg, &snap), 0);
         assert_int_equal(snap.refault_guard_stops, 1);
         assert_int_equal(snap.refault_guard_jobs, 1);
         assert_int_equal(snap.guard_stops, 0);
@@ -203,24 +195,23 @@ static void test_cycle_share_and_stop(void **state) {
         assert_int_equal(snap.stopped_jobs, 1);
         assert_int_equal(snap.refault_guard_last_pages, 600);
         assert_int_equal(snap.refault_guard_last_limit, 512);
-        assert_int_equal(snap.refault_guard_last_stop_usec, in.now_usec);
+        assert_int_equal(snap.refault_guard_last_stop_usec, f.in.now_usec);
 
         /* Without the guard, no share. */
-        in.refault_guard = false;
-        in.now_usec += 20000000;
+        f.in.refault_guard = false;
+        f.in.now_usec += 20000000;
         for (int i = 0; i < 10 && !captured; i++) {
-                assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
-                in.now_usec += 10000000;
+                assert_int_equal(control_cgroup_cycle(f.cg, &f.in, f.act), 0);
+                f.in.now_usec += 10000000;
         }
         assert_non_null(captured);
         assert_true(actuator_job_decision(captured)->planned_bytes[LRUGEN_FILE] > 0);
         assert_true(actuator_job_limits(captured).refault_share == 0);
         actuator_job_free(TAKE_PTR(captured));
-        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        assert_int_equal(control_cgroup_snapshot(f.cg, &snap), 0);
         assert_int_equal(snap.refault_guard_jobs, 1); /* the guard did not watch that one */
 
-        actuator_free(act);
-        pressure_cgroup_done(cg, dir, dirfd);
+        core_fixture_done(&f);
 }
 
 int main(void) {
