@@ -189,134 +189,104 @@ static int assign_root(char **field, char *keep, const char *value) {
         return 0;
 }
 
+/* Returns the field of [Daemon] boolean key k in c, or NULL when k is not a boolean. */
+static bool *daemon_bool_field(struct config *c, enum daemon_key k) {
+        switch (k) {
+        case DAEMON_KEY_DRY_RUN: return &c->dry_run;
+        case DAEMON_KEY_STREAM_FAST_PATH: return &c->stream_fast_path;
+        case DAEMON_KEY_REFAULT_CHECK: return &c->refault_check;
+        case DAEMON_KEY_PRESSURE_TRIGGERS: return &c->pressure_triggers;
+        case DAEMON_KEY_STALL_GUARD: return &c->stall_guard;
+        case DAEMON_KEY_REFAULT_GUARD: return &c->refault_guard;
+        default: return NULL;
+        }
+}
+
+/* Sets [Daemon] key k of c back to its built-in default (an empty assignment, as in systemd
+ * units; the roots have their own: assign_root()). */
+static void daemon_key_reset(struct config *c, enum daemon_key k) {
+        struct config def;
+        config_init(&def);
+        bool *b = daemon_bool_field(c, k);
+        if (b)
+                *b = *daemon_bool_field(&def, k);
+        else if (k == DAEMON_KEY_INTERVAL)
+                c->interval_usec = def.interval_usec;
+        else if (k == DAEMON_KEY_LOG_LEVEL)
+                c->log_level = def.log_level;
+        else if (k == DAEMON_KEY_HOST_PRESSURE_LIMIT)
+                c->host_full_limit = def.host_full_limit;
+        else if (k == DAEMON_KEY_HOST_MIN_AVAILABLE)
+                c->host_min_available = def.host_min_available;
+        else if (k == DAEMON_KEY_CGROUP_ATTRIBUTES)
+                c->cgroup_attributes = def.cgroup_attributes;
+        c->daemon_set_mask &= ~(1u << k);
+}
+
+/* CgroupRoot=, DebugfsRoot=, ProcRoot=: an absolute path, or empty for the default. Returns 0,
+ * -ENOMEM, or -EINVAL with the reason. */
+static int parse_daemon_root(struct config *c, enum daemon_key k, const char *value,
+                             const char **ret_reason) {
+        if (*value && value[0] != '/')
+                return fail(ret_reason, "not an absolute path");
+        int r = k == DAEMON_KEY_CGROUP_ROOT  ? assign_root(&c->cgroup_root, NULL, value) :
+                k == DAEMON_KEY_DEBUGFS_ROOT ? assign_root(&c->debugfs_root,
+                                                           default_debugfs_root, value) :
+                                               assign_root(&c->proc_root, default_proc_root, value);
+        if (r < 0)
+                return r;
+        if (*value)
+                c->daemon_set_mask |= 1u << k;
+        else
+                c->daemon_set_mask &= ~(1u << k);
+        return 0;
+}
+
 int config_parse_daemon_key(struct config *c, enum daemon_key k, const char *value,
                             const char **ret_reason) {
-        struct config def;
+        bool *b = daemon_bool_field(c, k);
         uint64_t u;
         double d;
         int r;
 
-        config_init(&def);
-        if (!*value && k != DAEMON_KEY_CGROUP_ROOT && k != DAEMON_KEY_DEBUGFS_ROOT &&
-            k != DAEMON_KEY_PROC_ROOT) {
-                /* An empty assignment restores the built-in default (as in systemd units). */
-                switch (k) {
-                case DAEMON_KEY_INTERVAL: c->interval_usec = def.interval_usec; break;
-                case DAEMON_KEY_DRY_RUN: c->dry_run = def.dry_run; break;
-                case DAEMON_KEY_LOG_LEVEL: c->log_level = def.log_level; break;
-                case DAEMON_KEY_HOST_PRESSURE_LIMIT:
-                        c->host_full_limit = def.host_full_limit;
-                        break;
-                case DAEMON_KEY_HOST_MIN_AVAILABLE:
-                        c->host_min_available = def.host_min_available;
-                        break;
-                case DAEMON_KEY_STREAM_FAST_PATH:
-                        c->stream_fast_path = def.stream_fast_path;
-                        break;
-                case DAEMON_KEY_REFAULT_CHECK:
-                        c->refault_check = def.refault_check;
-                        break;
-                case DAEMON_KEY_PRESSURE_TRIGGERS:
-                        c->pressure_triggers = def.pressure_triggers;
-                        break;
-                case DAEMON_KEY_STALL_GUARD: c->stall_guard = def.stall_guard; break;
-                case DAEMON_KEY_REFAULT_GUARD: c->refault_guard = def.refault_guard; break;
-                case DAEMON_KEY_CGROUP_ATTRIBUTES:
-                        c->cgroup_attributes = def.cgroup_attributes;
-                        break;
-                default: break;
-                }
-                c->daemon_set_mask &= ~(1u << k);
+        if (k == DAEMON_KEY_CGROUP_ROOT || k == DAEMON_KEY_DEBUGFS_ROOT ||
+            k == DAEMON_KEY_PROC_ROOT)
+                return parse_daemon_root(c, k, value, ret_reason);
+        if (!*value) {
+                daemon_key_reset(c, k);
                 return 0;
         }
-
-        switch (k) {
-        case DAEMON_KEY_INTERVAL:
+        if (b) {
+                r = parse_boolean(value);
+                if (r < 0)
+                        return fail(ret_reason, "invalid boolean");
+                *b = r;
+        } else if (k == DAEMON_KEY_INTERVAL) {
                 if (parse_duration(value, &u) < 0)
                         return fail(ret_reason, "invalid duration");
                 if (u < CONFIG_MIN_INTERVAL_USEC || u > CONFIG_MAX_INTERVAL_USEC)
                         return fail(ret_reason, "must be between 1s and 1h");
                 c->interval_usec = u;
-                break;
-        case DAEMON_KEY_DRY_RUN:
-                r = parse_boolean(value);
-                if (r < 0)
-                        return fail(ret_reason, "invalid boolean");
-                c->dry_run = r;
-                break;
-        case DAEMON_KEY_CGROUP_ROOT:
-        case DAEMON_KEY_DEBUGFS_ROOT:
-        case DAEMON_KEY_PROC_ROOT:
-                if (*value && value[0] != '/')
-                        return fail(ret_reason, "not an absolute path");
-                r = k == DAEMON_KEY_CGROUP_ROOT  ? assign_root(&c->cgroup_root, NULL, value) :
-                    k == DAEMON_KEY_DEBUGFS_ROOT ? assign_root(&c->debugfs_root,
-                                                               default_debugfs_root, value) :
-                                                   assign_root(&c->proc_root, default_proc_root,
-                                                               value);
-                if (r < 0)
-                        return r;
-                if (!*value) {
-                        c->daemon_set_mask &= ~(1u << k);
-                        return 0;
-                }
-                break;
-        case DAEMON_KEY_LOG_LEVEL:
+        } else if (k == DAEMON_KEY_LOG_LEVEL) {
                 r = log_level_from_string(value);
                 if (r < LOG_ERR || r > LOG_DEBUG)
-                        return fail(ret_reason,
-                                    "expected err, warning, notice, info or debug");
+                        return fail(ret_reason, "expected err, warning, notice, info or debug");
                 c->log_level = r;
-                break;
-        case DAEMON_KEY_HOST_PRESSURE_LIMIT:
+        } else if (k == DAEMON_KEY_HOST_PRESSURE_LIMIT) {
                 if (parse_percent(value, &d) < 0)
                         return fail(ret_reason, "invalid percentage (0%..100%)");
                 c->host_full_limit = d;
-                break;
-        case DAEMON_KEY_HOST_MIN_AVAILABLE:
+        } else if (k == DAEMON_KEY_HOST_MIN_AVAILABLE) {
                 if (parse_size(value, &u) < 0)
                         return fail(ret_reason, "invalid size");
                 c->host_min_available = u;
-                break;
-        case DAEMON_KEY_STREAM_FAST_PATH:
-                r = parse_boolean(value);
-                if (r < 0)
-                        return fail(ret_reason, "invalid boolean");
-                c->stream_fast_path = r;
-                break;
-        case DAEMON_KEY_REFAULT_CHECK:
-                r = parse_boolean(value);
-                if (r < 0)
-                        return fail(ret_reason, "invalid boolean");
-                c->refault_check = r;
-                break;
-        case DAEMON_KEY_PRESSURE_TRIGGERS:
-                r = parse_boolean(value);
-                if (r < 0)
-                        return fail(ret_reason, "invalid boolean");
-                c->pressure_triggers = r;
-                break;
-        case DAEMON_KEY_STALL_GUARD:
-                r = parse_boolean(value);
-                if (r < 0)
-                        return fail(ret_reason, "invalid boolean");
-                c->stall_guard = r;
-                break;
-        case DAEMON_KEY_REFAULT_GUARD:
-                r = parse_boolean(value);
-                if (r < 0)
-                        return fail(ret_reason, "invalid boolean");
-                c->refault_guard = r;
-                break;
-        case DAEMON_KEY_CGROUP_ATTRIBUTES:
+        } else if (k == DAEMON_KEY_CGROUP_ATTRIBUTES) {
                 r = cgroup_attributes_from_string(value);
                 if (r < 0)
                         return fail(ret_reason, "expected root-owned, delegated or no");
                 c->cgroup_attributes = r;
-                break;
-        case _DAEMON_KEY_MAX:
-                break;
-        }
+        } else
+                return 0; /* _DAEMON_KEY_MAX */
         c->daemon_set_mask |= 1u << k;
         return 0;
 }

@@ -196,39 +196,115 @@ static int add_drop(struct streams *s, const struct cgroup *cg, struct file_entr
         return actuator_drop_job_add(*job, fd, path, &range);
 }
 
+/* Sets *ret_ids to the ids whose files are cg's, ascending and once each: its own and those of
+ * the descendants it covers (*ret_sorted holds them when there are such, to be freed; else
+ * *ret_ids points at own). Returns how many, or -ENOMEM. */
+static ssize_t cgroup_ids_sorted(const struct cgroup *cg, uint64_t *own, uint64_t **ret_sorted,
+                                 const uint64_t **ret_ids) {
+        *own = cg->id;
+        *ret_sorted = NULL;
+        *ret_ids = own;
+        if (cg->n_covered == 0)
+                return 1;
+        uint64_t *sorted = reallocarray(NULL, cg->n_covered + 1, sizeof *sorted);
+        if (!sorted)
+                return -ENOMEM;
+        sorted[0] = cg->id;
+        memcpy(sorted + 1, cg->covered_ids, cg->n_covered * sizeof *sorted);
+        qsort(sorted, cg->n_covered + 1, sizeof *sorted, u64_cmp);
+        size_t n = 0;
+        for (size_t i = 0; i <= cg->n_covered; i++)
+                if (n == 0 || sorted[i] != sorted[n - 1])
+                        sorted[n++] = sorted[i];
+        *ret_sorted = sorted;
+        *ret_ids = sorted;
+        return (ssize_t) n;
+}
+
+/* What one cgroup's files are classified against this pass: the ids its files are under. */
+struct cgroup_pass {
+        struct cgroup *cg;
+        const uint64_t *ids;
+        size_t n_ids;
+        uint64_t page_size;
+        uint64_t window_usec;   /* the fast path's inflow window (stream_file.window) */
+        uint64_t trigger_usec;  /* the earliest crossing the fast path was told about */
+};
+
+/* Adds the small-file inflow of the pass's files to scg and finds their earliest crossing. The
+ * fast path's drops of files that did not cross themselves (small files read before the
+ * cgroup's inflow reached the threshold) count from it. */
+static void pass_inflow(struct streams *s, const struct drop_run *run, struct cgroup_pass *p,
+                        struct stream_cgroup *scg) {
+        for (size_t i = 0; i < p->n_ids; i++) {
+                size_t k, first = streams_files_of_cgroup(s, p->ids[i], &k);
+                for (size_t j = first; j < first + k; j++) {
+                        const struct file_entry *e = &s->files[j];
+                        struct stream_file f = entry_to_file(e, p->page_size, run->fast,
+                                                             p->window_usec);
+                        scg->small_inflow_bytes += stream_small_inflow(&f, p->page_size);
+                        if (run->fast && e->pending_usec &&
+                            (!p->trigger_usec || e->pending_usec < p->trigger_usec))
+                                p->trigger_usec = e->pending_usec;
+                }
+        }
+}
+
+/* Classifies the pass's files and adds the drops to *job, until a bound holds the rest back
+ * (run->held). Returns 0 or -ENOMEM. */
+static int pass_drops(struct streams *s, struct drop_run *run, struct cgroup_pass *p,
+                      const struct stream_cgroup *scg, enum act_mode mode,
+                      struct actuator_job **job) {
+        for (size_t i = 0; i < p->n_ids; i++) {
+                size_t k, first = streams_files_of_cgroup(s, p->ids[i], &k);
+                for (size_t j = first; j < first + k; j++) {
+                        struct file_entry *e = &s->files[j];
+                        struct stream_action a;
+                        struct stream_file f = entry_to_file(e, p->page_size, run->fast,
+                                                             p->window_usec);
+                        if (stream_classify(&f, scg, &a) < 0)
+                                continue;
+                        log_verdict(s, p->cg, e, &f, a.verdict, p->page_size);
+                        if (a.drop_end <= a.drop_start) {
+                                e->pending_usec = 0; /* a crossing with nothing to drop */
+                                continue;
+                        }
+                        if (!budget_take(s, run, &a, p->page_size)) {
+                                run->held = true; /* the rest waits for a retry or the cycle */
+                                return 0;
+                        }
+                        uint64_t crossed = e->pending_usec ?: p->trigger_usec;
+                        e->pending_usec = 0;
+                        if (add_drop(s, p->cg, e, &a, mode, p->page_size, crossed, job) == -ENOMEM)
+                                return -ENOMEM;
+                }
+        }
+        return 0;
+}
+
 /* Classifies the files of one cgroup and hands its drops to the actuation path as one job,
  * within the bounds (run->held says one held some back). Returns 0 or -ENOMEM. */
 int streams_cgroup(struct streams *s, struct cgroup *cg, enum act_mode mode,
                    struct drop_run *run) {
-        uint64_t page_size = run->in->caps->page_size;
-        struct stream_cgroup scg = { .page_size = page_size, .limit_bytes = UINT64_MAX };
+        struct cgroup_pass p = { .cg = cg, .page_size = run->in->caps->page_size };
+        struct stream_cgroup scg = { .page_size = p.page_size, .limit_bytes = UINT64_MAX };
         struct actuator_job *job = NULL;
-        int r = 0;
 
         if (s->n_files == 0)
                 return 0;
         /* Its files in the table's order: the ids of cg and of the descendants it covers,
          * ascending, each a run of the table (sorted by cgroup id first). A cycle costs a
          * lookup per cgroup, not a pass over the table. */
-        uint64_t own = cg->id, *ids = &own;
+        uint64_t own;
         _cleanup_free_ uint64_t *sorted = NULL;
-        size_t n_ids = 1, n_files = 0;
-        if (cg->n_covered > 0) {
-                sorted = reallocarray(NULL, cg->n_covered + 1, sizeof *sorted);
-                if (!sorted)
-                        return -ENOMEM;
-                sorted[0] = cg->id;
-                memcpy(sorted + 1, cg->covered_ids, cg->n_covered * sizeof *sorted);
-                qsort(sorted, cg->n_covered + 1, sizeof *sorted, u64_cmp);
-                n_ids = 0;
-                for (size_t i = 0; i <= cg->n_covered; i++)
-                        if (n_ids == 0 || sorted[i] != sorted[n_ids - 1])
-                                sorted[n_ids++] = sorted[i];
-                ids = sorted;
-        }
-        for (size_t i = 0; i < n_ids; i++) {
+        ssize_t n_ids = cgroup_ids_sorted(cg, &own, &sorted, &p.ids);
+        if (n_ids < 0)
+                return (int) n_ids;
+        p.n_ids = (size_t) n_ids;
+        size_t n_files = 0;
+        for (size_t i = 0; i < p.n_ids; i++) {
                 size_t k;
-                streams_files_of_cgroup(s, ids[i], &k);
+                streams_files_of_cgroup(s, p.ids[i], &k);
                 n_files += k;
         }
         if (n_files == 0)
@@ -245,54 +321,13 @@ int streams_cgroup(struct streams *s, struct cgroup *cg, enum act_mode mode,
          * the drain before the last. Counting from the last drain made every cycle start the
          * inflow from zero, so a stream going on at the cycle (grep -r in S2) had its next 8 MiB
          * held back, up to 2 s, and then dropped in one batch that took the second's budget. */
-        uint64_t window_usec = 0, now = run->in->now_usec;
+        uint64_t now = run->in->now_usec;
         if (run->fast && s->prev_drain_usec && s->drain_usec > s->prev_drain_usec)
-                window_usec = MAX(now - MIN(now, s->drain_usec - s->prev_drain_usec), UINT64_C(1));
+                p.window_usec = MAX(now - MIN(now, s->drain_usec - s->prev_drain_usec),
+                                    UINT64_C(1));
 
-        /* The fast path's drops of files that did not cross themselves (small files read
-         * before the cgroup's inflow reached the threshold) count from the earliest crossing
-         * it was told about. */
-        uint64_t trigger_usec = 0;
-        for (size_t i = 0; i < n_ids; i++) {
-                size_t k, first = streams_files_of_cgroup(s, ids[i], &k);
-                for (size_t j = first; j < first + k; j++) {
-                        const struct file_entry *e = &s->files[j];
-                        struct stream_file f = entry_to_file(e, page_size, run->fast, window_usec);
-                        scg.small_inflow_bytes += stream_small_inflow(&f, page_size);
-                        if (run->fast && e->pending_usec &&
-                            (!trigger_usec || e->pending_usec < trigger_usec))
-                                trigger_usec = e->pending_usec;
-                }
-        }
-        bool stop = false;
-        for (size_t i = 0; i < n_ids && !stop; i++) {
-                size_t k, first = streams_files_of_cgroup(s, ids[i], &k);
-                for (size_t j = first; j < first + k && !stop; j++) {
-                        struct file_entry *e = &s->files[j];
-                        struct stream_action a;
-                        struct stream_file f = entry_to_file(e, page_size, run->fast, window_usec);
-                        if (stream_classify(&f, &scg, &a) < 0)
-                                continue;
-                        log_verdict(s, cg, e, &f, a.verdict, page_size);
-                        if (a.drop_end <= a.drop_start) {
-                                e->pending_usec = 0; /* a crossing with nothing to drop */
-                                continue;
-                        }
-                        if (!budget_take(s, run, &a, page_size)) {
-                                run->held = true; /* the rest waits for a retry or the cycle */
-                                stop = true;
-                                break;
-                        }
-                        uint64_t crossed = e->pending_usec ?: trigger_usec;
-                        e->pending_usec = 0;
-                        r = add_drop(s, cg, e, &a, mode, page_size, crossed, &job);
-                        if (r == -ENOMEM) {
-                                stop = true;
-                                break;
-                        }
-                        r = 0;
-                }
-        }
+        pass_inflow(s, run, &p, &scg);
+        int r = pass_drops(s, run, &p, &scg, mode, &job);
         if (job) {
                 int q = actuator_submit(run->act, job);
                 if (q == -ENOMEM)

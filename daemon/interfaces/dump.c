@@ -100,8 +100,8 @@ static void put_counters(FILE *f, const struct control_snapshot *s) {
         }
 }
 
-int dump_format(FILE *f, const struct daemon_stats *d, const struct control_snapshot *snaps,
-                size_t n) {
+/* The daemon-wide header: settings, the actuation path, stream protection, the guards. */
+static void dump_daemon(FILE *f, const struct daemon_stats *d) {
         char b[32];
 
         fprintf(f, "mglrud %s\n", MGLRUD_VERSION);
@@ -144,40 +144,50 @@ int dump_format(FILE *f, const struct daemon_stats *d, const struct control_snap
                         d->refault_guard_stops == 1 ? "" : "s");
         else
                 fprintf(f, "        Refault guard: no\n");
-        for (size_t i = 0; i < n; i++) {
-                const struct control_snapshot *s = &snaps[i];
-                fprintf(f, "-> %s\n", s->path);
-                fprintf(f, "        Id: %llu\n", (unsigned long long) s->id);
-                if (s->container_id) {
-                        char sid[CONTAINER_SHORT_ID_LEN + 1];
-                        fprintf(f, "        Container: %s %s\n", s->runtime ?: "(runtime unknown)",
-                                container_short_id(s->container_id, sid, sizeof sid));
-                }
-                if (s->pod_uid)
-                        fprintf(f, "        Pod: %s (%s)\n", s->pod_uid,
-                                s->qos_class ?: "QoS unknown");
-                fprintf(f, "        Section: [%s]\n", s->section);
-                fprintf(f, "        Mode: %s\n", s->mode);
-                for (size_t k = 0; k < s->n_annotations; k++)
-                        fprintf(f, "        Override: %s (annotation)\n", s->annotations[k]);
-                for (size_t k = 0; k < s->n_overrides; k++)
-                        fprintf(f, "        Override: %s (runtime override)\n", s->overrides[k]);
-                fprintf(f, "        Paused: %s\n",
-                        s->paused ? "yes" : d->paused_all ? "yes (all)" : "no");
-                fprintf(f, "        Cold age (T): %s\n",
-                        format_duration(b, sizeof b, s->cold_age_usec));
-                fprintf(f, "        Last reason: %s\n", s->reason);
-                if (s->line[0])
-                        fprintf(f, "        Last decision: %s\n", s->line);
-                if (s->has_estimates) {
-                        put_pair(f, "Cold", s->cold_bytes);
-                        put_pair(f, "Cooling", s->cooling_bytes);
-                        put_pair(f, "Warm", s->warm_bytes);
-                }
-                if (s->has_psi_some)
-                        fprintf(f, "        Pressure some: %.2f%%\n", s->psi_some * 100.0);
-                put_pair(f, "Reclaimed", s->reclaimed_bytes);
-                put_counters(f, s);
+}
+
+/* One cgroup's block: "-> PATH" and its lines. */
+static void dump_cgroup(FILE *f, const struct daemon_stats *d, const struct control_snapshot *s) {
+        char b[32];
+
+        fprintf(f, "-> %s\n", s->path);
+        fprintf(f, "        Id: %llu\n", (unsigned long long) s->id);
+        if (s->container_id) {
+                char sid[CONTAINER_SHORT_ID_LEN + 1];
+                fprintf(f, "        Container: %s %s\n", s->runtime ?: "(runtime unknown)",
+                        container_short_id(s->container_id, sid, sizeof sid));
         }
+        if (s->pod_uid)
+                fprintf(f, "        Pod: %s (%s)\n", s->pod_uid,
+                        s->qos_class ?: "QoS unknown");
+        fprintf(f, "        Section: [%s]\n", s->section);
+        fprintf(f, "        Mode: %s\n", s->mode);
+        for (size_t k = 0; k < s->n_annotations; k++)
+                fprintf(f, "        Override: %s (annotation)\n", s->annotations[k]);
+        for (size_t k = 0; k < s->n_overrides; k++)
+                fprintf(f, "        Override: %s (runtime override)\n", s->overrides[k]);
+        fprintf(f, "        Paused: %s\n",
+                s->paused ? "yes" : d->paused_all ? "yes (all)" : "no");
+        fprintf(f, "        Cold age (T): %s\n",
+                format_duration(b, sizeof b, s->cold_age_usec));
+        fprintf(f, "        Last reason: %s\n", s->reason);
+        if (s->line[0])
+                fprintf(f, "        Last decision: %s\n", s->line);
+        if (s->has_estimates) {
+                put_pair(f, "Cold", s->cold_bytes);
+                put_pair(f, "Cooling", s->cooling_bytes);
+                put_pair(f, "Warm", s->warm_bytes);
+        }
+        if (s->has_psi_some)
+                fprintf(f, "        Pressure some: %.2f%%\n", s->psi_some * 100.0);
+        put_pair(f, "Reclaimed", s->reclaimed_bytes);
+        put_counters(f, s);
+}
+
+int dump_format(FILE *f, const struct daemon_stats *d, const struct control_snapshot *snaps,
+                size_t n) {
+        dump_daemon(f, d);
+        for (size_t i = 0; i < n; i++)
+                dump_cgroup(f, d, &snaps[i]);
         return ferror(f) ? -EIO : 0;
 }

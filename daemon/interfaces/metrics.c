@@ -143,13 +143,8 @@ static bool snapshot_profile(const struct control_snapshot *s, struct control_id
         return x->has_profile;
 }
 
-/* The idle-age profiles (docs/design.md, "Idle-age profile"): histograms, how far back the
- * generations reach, the re-access rate per rung, what the thresholds would free. */
-static void put_idle(FILE *f, const struct daemon_stats *d, const struct control_snapshot *snaps,
-                     size_t n) {
-        const struct host_idle *h = d->host_idle;
-        char extra[64];
-
+/* The host's idle-age histogram and horizon. */
+static void put_host_idle(FILE *f, const struct host_idle *h) {
         put_header(f, "mglrud_host_idle_bytes", "histogram",
                    "Bytes of every memcg by known idle time: bucket le holds the bytes not known "
                    "to be idle longer than le seconds (a generation is idle at least as long as "
@@ -161,7 +156,10 @@ static void put_idle(FILE *f, const struct daemon_stats *d, const struct control
         if (h && h->has_profile)
                 fprintf(f, "mglrud_host_idle_horizon_seconds %.9g\n",
                         (double) h->profile.horizon_usec / (double) USEC_PER_SEC);
+}
 
+/* The cgroups' idle-age histograms, horizons and the age of their information. */
+static void put_cgroups_idle(FILE *f, const struct control_snapshot *snaps, size_t n) {
         /* Each family computes the profiles again (control_snapshot_idle()): they are not
          * kept, and one at a time is all the memory this takes. */
         struct control_idle x;
@@ -188,6 +186,11 @@ static void put_idle(FILE *f, const struct daemon_stats *d, const struct control
                         fprintf(f, "%.9g\n",
                                 (double) x.profile.aged_min_usec / (double) USEC_PER_SEC);
                 }
+}
+
+/* The cgroups' re-access rates per rung of the ladder, once 30 s of readings cover them. */
+static void put_reaccess(FILE *f, const struct control_snapshot *snaps, size_t n) {
+        char extra[64];
         put_header(f, "mglrud_idle_reaccess_ratio_per_minute", "gauge",
                    "Share of the bytes idle at least ge seconds (in generations eviction could "
                    "take) used again per minute, over the last minutes (from 30 s of readings "
@@ -208,6 +211,11 @@ static void put_idle(FILE *f, const struct daemon_stats *d, const struct control
                         fprintf(f, "%.9g\n", share);
                 }
         }
+}
+
+/* What the thresholds would free now, per cgroup and type, where it is known. */
+static void put_forecasts(FILE *f, const struct control_snapshot *snaps, size_t n) {
+        char extra[64];
         put_header(f, "mglrud_forecast_free_bytes", "gauge",
                    "What evicting the generations idle at least the threshold (T, MinColdAge, "
                    "MaxColdAge) would free now; absent while not known.");
@@ -226,6 +234,16 @@ static void put_idle(FILE *f, const struct daemon_stats *d, const struct control
                         }
                 }
         }
+}
+
+/* The idle-age profiles (docs/design.md, "Idle-age profile"): histograms, how far back the
+ * generations reach, the re-access rate per rung, what the thresholds would free. */
+static void put_idle(FILE *f, const struct daemon_stats *d, const struct control_snapshot *snaps,
+                     size_t n) {
+        put_host_idle(f, d->host_idle);
+        put_cgroups_idle(f, snaps, n);
+        put_reaccess(f, snaps, n);
+        put_forecasts(f, snaps, n);
 }
 
 /* Writes the value of counter c in the record at base, a metric's value: a time in seconds. */

@@ -57,6 +57,9 @@ static void help(void) {
                (unsigned long long) (ONCE_SAMPLE_GAP_USEC / USEC_PER_SEC), MGLRUD_RUNTIME_DIR);
 }
 
+/* Parses the command line into the arg_* settings. Returns 1 to run, 0 to exit with success
+ * (--help, --version), or -EINVAL (said). Over 80 lines for a reason: one short case per option,
+ * which read best side by side in one switch. */
 static int parse_argv(int argc, char **argv) {
         enum { ARG_ONCE = 0x100, ARG_CHECK, ARG_CGROOT, ARG_DEBUGFS, ARG_PROC, ARG_LOGLEVEL,
                ARG_VERSION, ARG_CONFIG_DIR, ARG_RUNTIME_DIR, ARG_METRICS_FILE };
@@ -290,8 +293,74 @@ static void raise_fd_limit(void) {
                 log_debug_errno(errno, "Cannot raise the descriptor limit: %m");
 }
 
+/* --check-config: prints the files read and the effective settings. Returns the exit code. */
+static int check_config(void) {
+        struct config c;
+        config_init(&c);
+        int r = config_load(arg_config, arg_dropin, &c, NULL);
+        if (r < 0) {
+                config_done(&c);
+                return 1;
+        }
+        char **files = NULL;
+        if (config_list_files(arg_config, arg_dropin, &files) >= 0) {
+                printf("# Files read, in order:\n");
+                for (char **f = files; *f; f++)
+                        printf("#   %s\n", *f);
+                if (!files[0])
+                        printf("#   (none: built-in defaults)\n");
+                config_files_free(files);
+        }
+        config_dump(&c, stdout);
+        config_done(&c);
+        return 0;
+}
+
+/* Blocks the signals the event loop takes (before any thread starts, so the writer thread
+ * inherits the mask and never takes them) and returns the default event loop in *ret. Returns
+ * 0 or a negative errno. */
+static int event_loop_new(sd_event **ret) {
+        sigset_t mask;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        int r = sd_event_default(ret);
+        if (r < 0)
+                log_error_errno(r, "sd_event_default: %m");
+        return r;
+}
+
+/* --once: two cycles ONCE_SAMPLE_GAP_USEC apart (the first only samples: no rates yet), the
+ * second's advice and then the idle-age profiles on stdout. Returns 0 or a negative errno. */
+static int run_once(struct manager *m) {
+        int lvl = log_get_max_level();
+        log_set_max_level(MIN(lvl, LOG_NOTICE));
+        int r = manager_cycle(m, now_monotonic_usec());
+        log_set_max_level(lvl);
+        manager_set_report(m, journal_report_sink(stdout));
+        if (r >= 0) {
+                struct timespec ts = { ONCE_SAMPLE_GAP_USEC / USEC_PER_SEC, 0 };
+                nanosleep(&ts, NULL);
+                r = manager_cycle(m, now_monotonic_usec());
+        }
+        if (r >= 0 && manager_n_cgroups(m) == 0)
+                log_notice("No managed cgroups under %s.", manager_cgroup_root(m));
+        /* What the generations the kernel already has say: --once ages nothing, so the tables
+         * say how old that information is. */
+        if (r >= 0) {
+                putchar('\n');
+                r = idle_report_print(stdout, m);
+                if (r < 0)
+                        log_error_errno(r, "Cannot print the idle-age profile: %m");
+        }
+        return r;
+}
+
 int main(int argc, char **argv) {
         struct manager m;
+        sd_event *e = NULL;
         int r;
 
         log_open();
@@ -307,45 +376,10 @@ int main(int argc, char **argv) {
                 return r < 0 ? 2 : 0;
         if (arg_log_level >= 0)
                 log_set_max_level(arg_log_level);
-
-        if (arg_check_config) {
-                struct config c;
-                config_init(&c);
-                r = config_load(arg_config, arg_dropin, &c, NULL);
-                if (r < 0) {
-                        config_done(&c);
-                        return 1;
-                }
-                char **files = NULL;
-                if (config_list_files(arg_config, arg_dropin, &files) >= 0) {
-                        printf("# Files read, in order:\n");
-                        for (char **f = files; *f; f++)
-                                printf("#   %s\n", *f);
-                        if (!files[0])
-                                printf("#   (none: built-in defaults)\n");
-                        config_files_free(files);
-                }
-                config_dump(&c, stdout);
-                config_done(&c);
-                return 0;
-        }
-
-        sd_event *e = NULL;
-        if (!arg_once) {
-                /* Blocked before any thread starts, so the writer thread inherits the mask and
-                 * never takes them from the event loop. */
-                sigset_t mask;
-                sigemptyset(&mask);
-                sigaddset(&mask, SIGTERM);
-                sigaddset(&mask, SIGINT);
-                sigaddset(&mask, SIGHUP);
-                sigprocmask(SIG_BLOCK, &mask, NULL);
-                r = sd_event_default(&e);
-                if (r < 0) {
-                        log_error_errno(r, "sd_event_default: %m");
-                        return 1;
-                }
-        }
+        if (arg_check_config)
+                return check_config();
+        if (!arg_once && event_loop_new(&e) < 0)
+                return 1;
 
         manager_init(&m, &arg_overrides, arg_config, arg_dropin);
         /* The daemon reports through the log/journal; --once prints its advice on stdout. */
@@ -358,35 +392,10 @@ int main(int argc, char **argv) {
                 sd_event_unref(e);
                 return 1;
         }
-
         /* Both print the cgroups' idle-age profiles. */
         if (arg_once || arg_metrics_file)
                 manager_want_idle_profile(&m);
-        if (arg_once) {
-                /* The first cycle only samples (no rates yet); the second decides and prints. */
-                int lvl = log_get_max_level();
-                log_set_max_level(MIN(lvl, LOG_NOTICE));
-                r = manager_cycle(&m, now_monotonic_usec());
-                log_set_max_level(lvl);
-                manager_set_report(&m, journal_report_sink(stdout));
-                if (r >= 0) {
-                        struct timespec ts = { ONCE_SAMPLE_GAP_USEC / USEC_PER_SEC, 0 };
-                        nanosleep(&ts, NULL);
-                        r = manager_cycle(&m, now_monotonic_usec());
-                }
-                if (r >= 0 && manager_n_cgroups(&m) == 0)
-                        log_notice("No managed cgroups under %s.", manager_cgroup_root(&m));
-                /* What the generations the kernel already has say: --once ages nothing, so
-                 * the tables say how old that information is. */
-                if (r >= 0) {
-                        putchar('\n');
-                        r = idle_report_print(stdout, &m);
-                        if (r < 0)
-                                log_error_errno(r, "Cannot print the idle-age profile: %m");
-                }
-        } else {
-                r = run_loop(&m, e);
-        }
+        r = arg_once ? run_once(&m) : run_loop(&m, e);
         manager_done(&m); /* waits for the chunk being written, drops the queue */
         sd_event_unref(e);
         return r < 0 ? 1 : 0;
