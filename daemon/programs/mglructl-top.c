@@ -19,38 +19,7 @@
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
 #include "mglructl.h"
-
-enum { ANON, FILE_, NR_TYPES };
-
-struct top_row {
-        char path[512];
-        char shown[512];       /* path with container ids shortened (shorten_ids()) */
-        char container[48];    /* ctl_container_label(), "-" for other cgroups */
-        char qos[16];
-        char mode[16];
-        uint64_t cold_age_usec;
-        bool has_cold, has_psi, paused;
-        uint64_t cold[NR_TYPES], reclaimed[NR_TYPES];
-        double psi;
-        double rate[NR_TYPES]; /* reclaimed bytes/s since the previous refresh, < 0 unknown */
-};
-
-struct top {
-        sd_bus *bus;
-        struct top_row *rows, *prev;
-        size_t n, n_prev, alloc, alloc_prev;
-        uint64_t fetched_usec;
-        char status[256], info[256];
-        uint64_t interval_usec;
-        char sort;
-        bool tty;
-        unsigned cols, lines;
-        bool idle_view;            /* 'i': the idle-age ladder instead of the cgroup rows */
-        bool refetch;              /* fetch now, not at the next interval (the view changed) */
-        sd_bus_message *idle_reply; /* IdleProfile(), holds the strings of idle[] */
-        struct ctl_idle *idle;
-        size_t n_idle;
-};
+#include "mglructl-top.h"
 
 static volatile sig_atomic_t got_quit, got_winch;
 
@@ -128,7 +97,7 @@ static void row_fill(struct top_row *row, const struct field *f, size_t n) {
 
 /* Returns the end of s (of len bytes) to show after "..." in at most max bytes: it starts on a
  * whole character, never within a UTF-8 sequence (the terminal would show a broken one). */
-static const char *tail_of(const char *s, size_t len, size_t max) {
+const char *top_tail_of(const char *s, size_t len, size_t max) {
         const char *p = s + len - max;
         while (((unsigned char) *p & 0xc0) == 0x80)
                 p++;
@@ -201,20 +170,6 @@ static int fetch_status(struct top *t) {
                  ctl_field_u64(f, n, "Cycles"), ctl_field_u64(f, n, "DryRun") ? "yes" : "no",
                  ctl_field_u64(f, n, "PausedAll") ? "all" : "no",
                  format_duration(c, sizeof c, t->interval_usec));
-        return 0;
-}
-
-/* Refreshes the idle-age profiles. Returns 0 or an exit code. */
-static int top_fetch_idle(struct top *t) {
-        sd_bus_message *reply = NULL;
-        struct ctl_idle *idle = NULL;
-        size_t n = 0;
-        int r = ctl_idle_fetch(t->bus, &reply, &idle, &n);
-        if (r > 0)
-                return r;
-        sd_bus_message_unref(t->idle_reply);
-        free(t->idle);
-        t->idle_reply = reply, t->idle = idle, t->n_idle = n;
         return 0;
 }
 
@@ -306,7 +261,7 @@ static const char *rate(char *buf, size_t size, double r) {
 }
 
 /* Writes one line, clipped to the terminal width and clearing the rest on a terminal. */
-static void emit(const struct top *t, const char *line, bool reverse) {
+void top_emit(const struct top *t, const char *line, bool reverse) {
         size_t len = strlen(line);
         if (!t->tty) {
                 puts(line);
@@ -315,93 +270,6 @@ static void emit(const struct top *t, const char *line, bool reverse) {
         fputs(reverse ? "\033[7m" : "", stdout);
         fwrite(line, 1, MIN(len, (size_t) t->cols), stdout);
         fputs(reverse ? "\033[K\033[0m\r\n" : "\033[K\r\n", stdout);
-}
-
-/* Returns the row of x at idle time t, or NULL. */
-static const struct idle_table_row *idle_row(const struct ctl_idle *x, uint64_t t) {
-        for (size_t k = 0; k < x->n_rows; k++)
-                if (x->rows[k].idle_usec == t)
-                        return &x->rows[k];
-        return NULL;
-}
-
-/* Returns true when every entry has a row at t: a rung of the ladder, not one entry's own
- * oldest-generation row (that one is the OLDEST column). */
-static bool idle_column(const struct top *t, uint64_t idle_usec) {
-        for (size_t i = 0; i < t->n_idle; i++)
-                if (t->idle[i].n_rows > 0 && !idle_row(&t->idle[i], idle_usec))
-                        return false;
-        return true;
-}
-
-/* Appends " %7s" of s to line, counting "≥" (three bytes) as one column. */
-static size_t put_cell(char *line, size_t size, size_t len, const char *s) {
-        int extra = strncmp(s, "≥", 3) == 0 ? 2 : 0;
-        if (len >= size)
-                return len;
-        return len + (size_t) snprintf(line + len, size - len, " %*s", 7 + extra, s);
-}
-
-/* The idle-age view: per row the bytes idle for at least each rung ("?" past the oldest
- * generation, "≥" where only part of the memory's generations reach back that far). */
-static void top_render_idle(const struct top *t) {
-        char line[1024], cell[32], name[512];
-        const struct ctl_idle *first = NULL;
-        size_t pw, maxlen = 6, len;
-
-        for (size_t i = 0; i < t->n_idle; i++) {
-                maxlen = MAX(maxlen, strlen(t->idle[i].path));
-                if (!first && t->idle[i].n_rows > 0)
-                        first = &t->idle[i];
-        }
-        pw = t->tty ? (t->cols > 100 ? t->cols - 82 : 18) : maxlen;
-        pw = MIN(pw, sizeof name - 1);
-        /* "≥" is three bytes and one column. */
-        len = (size_t) snprintf(line, sizeof line, "%-*s %7s %6s", (int) pw + 2, "IDLE ≥",
-                                "OLDEST", "AGED");
-        for (size_t k = 0; first && k < first->n_rows; k++)
-                if (idle_column(t, first->rows[k].idle_usec))
-                        len = put_cell(line, sizeof line, len,
-                                       format_duration(cell, sizeof cell,
-                                                       first->rows[k].idle_usec));
-        emit(t, line, t->tty);
-
-        size_t max_rows = t->tty ? (t->lines > 5 ? t->lines - 5 : 0) : t->n_idle;
-        for (size_t i = 0; i < t->n_idle && i < max_rows; i++) {
-                const struct ctl_idle *x = &t->idle[i];
-                const char *p = x->path[0] ? x->path : "host";
-                size_t plen = strlen(p);
-                uint64_t hz = ctl_field_u64(x->fields, x->n_fields, "HorizonUSec");
-                char h[32], a[32];
-
-                if (plen > pw && pw > 3)
-                        snprintf(name, sizeof name, "...%s", tail_of(p, plen, pw - 3));
-                else
-                        snprintf(name, sizeof name, "%s", p);
-                if (!ctl_field_u64(x->fields, x->n_fields, "HasLruGen")) {
-                        snprintf(line, sizeof line, "%-*s no lru_gen: idle times cannot be "
-                                 "estimated", (int) pw, name);
-                        emit(t, line, false);
-                        continue;
-                }
-                len = (size_t) snprintf(line, sizeof line, "%-*s %7s %6s", (int) pw, name,
-                                        hz ? format_duration(h, sizeof h, hz) : "-",
-                                        format_duration(a, sizeof a,
-                                                        ctl_field_u64(x->fields, x->n_fields,
-                                                                      "AgedMinUSec")));
-                for (size_t k = 0; first && k < first->n_rows; k++) {
-                        if (!idle_column(t, first->rows[k].idle_usec))
-                                continue;
-                        const struct idle_table_row *r = idle_row(x, first->rows[k].idle_usec);
-                        len = put_cell(line, sizeof line, len,
-                                       r ? idle_table_bytes(cell, sizeof cell,
-                                                            r->bytes[0] + r->bytes[1], r->flags)
-                                         : "-");
-                }
-                emit(t, line, false);
-        }
-        if (t->n_idle == 0)
-                emit(t, "(no idle-age profile)", false);
 }
 
 static void top_render(const struct top *t) {
@@ -429,12 +297,12 @@ static void top_render(const struct top *t) {
 
         if (t->tty)
                 fputs("\033[H", stdout);
-        emit(t, t->status, false);
+        top_emit(t, t->status, false);
         if (t->idle_view) {
                 snprintf(line, sizeof line, "%s; view: idle age (bytes idle at least that long)%s",
                          t->info, t->tty ? " (i: cgroups, q quits)" : "");
-                emit(t, line, false);
-                emit(t, "", false);
+                top_emit(t, line, false);
+                top_emit(t, "", false);
                 top_render_idle(t);
                 if (t->tty)
                         fputs("\033[J", stdout);
@@ -443,15 +311,15 @@ static void top_render(const struct top *t) {
         }
         snprintf(line, sizeof line, "%s; sort: %s%s", t->info, sort_name(t->sort),
                  t->tty ? " (keys c r p n i, q quits)" : "");
-        emit(t, line, false);
-        emit(t, "", false);
+        top_emit(t, line, false);
+        top_emit(t, "", false);
         snprintf(hdr, sizeof hdr, "%*s", (int) bw, "");
         if (cw)
                 snprintf(chdr, sizeof chdr, "%-23s %-10s ", "CONTAINER", "QOS");
         snprintf(line, sizeof line, "%-*s %s%-7s %5s %s%s%6s %s%s%6s %6s %6s %9s %6s %9s",
                  (int) pw, "CGROUP", chdr, "MODE", "T", hdr, bw ? " " : "", "COLD-A", hdr,
                  bw ? " " : "", "COLD-F", "PSI", "RECL-A", "RATE-A", "RECL-F", "RATE-F");
-        emit(t, line, t->tty);
+        top_emit(t, line, t->tty);
 
         size_t max_rows = t->tty ? (t->lines > 5 ? t->lines - 5 : 0) : t->n;
         for (size_t i = 0; i < t->n && i < max_rows; i++) {
@@ -460,7 +328,7 @@ static void top_render(const struct top *t) {
                         qa[32], qf[32], cc[96] = "";
                 size_t len = strlen(r->shown);
                 if (len > pw && pw > 3)
-                        snprintf(path, sizeof path, "...%s", tail_of(r->shown, len, pw - 3));
+                        snprintf(path, sizeof path, "...%s", top_tail_of(r->shown, len, pw - 3));
                 else
                         snprintf(path, sizeof path, "%s", r->shown);
                 if (cw)
@@ -480,10 +348,10 @@ static void top_render(const struct top *t) {
                          rate(qa, sizeof qa, r->rate[ANON]),
                          format_bytes(rf, sizeof rf, r->reclaimed[FILE_]),
                          rate(qf, sizeof qf, r->rate[FILE_]));
-                emit(t, line, false);
+                top_emit(t, line, false);
         }
         if (t->n == 0)
-                emit(t, "(no managed cgroups)", false);
+                top_emit(t, "(no managed cgroups)", false);
         if (t->tty)
                 fputs("\033[J", stdout);
         fflush(stdout);
