@@ -272,6 +272,38 @@ void top_emit(const struct top *t, const char *line, bool reverse) {
         fputs(reverse ? "\033[K\033[0m\r\n" : "\033[K\r\n", stdout);
 }
 
+/* Writes row r: its path in pw columns, container and QoS when cw (else none), the cold bars
+ * in bw columns each (0: none) scaled to maxcold. */
+static void render_row(const struct top *t, const struct top_row *r, size_t pw, size_t cw,
+                       size_t bw, uint64_t maxcold) {
+        char line[1024], path[512], tt[32], ba[64], bf[64], ca[32], cf[32], psi[32], ra[32],
+                rf[32], qa[32], qf[32], cc[96] = "";
+        size_t len = strlen(r->shown);
+
+        if (len > pw && pw > 3)
+                snprintf(path, sizeof path, "...%s", top_tail_of(r->shown, len, pw - 3));
+        else
+                snprintf(path, sizeof path, "%s", r->shown);
+        if (cw)
+                snprintf(cc, sizeof cc, "%-23s %-10s ", r->container, r->qos);
+        if (r->has_psi)
+                snprintf(psi, sizeof psi, "%.2f%%", r->psi * 100);
+        else
+                snprintf(psi, sizeof psi, "-");
+        snprintf(line, sizeof line, "%-*s %s%-7s %5s %s%s%6s %s%s%6s %6s %6s %9s %6s %9s",
+                 (int) pw, path, cc, r->paused ? "paused" : r->mode,
+                 format_duration(tt, sizeof tt, r->cold_age_usec),
+                 bar(ba, bw, r->cold[ANON], maxcold), bw ? " " : "",
+                 r->has_cold ? format_bytes(ca, sizeof ca, r->cold[ANON]) : "-",
+                 bar(bf, bw, r->cold[FILE_], maxcold), bw ? " " : "",
+                 r->has_cold ? format_bytes(cf, sizeof cf, r->cold[FILE_]) : "-", psi,
+                 format_bytes(ra, sizeof ra, r->reclaimed[ANON]),
+                 rate(qa, sizeof qa, r->rate[ANON]),
+                 format_bytes(rf, sizeof rf, r->reclaimed[FILE_]),
+                 rate(qf, sizeof qf, r->rate[FILE_]));
+        top_emit(t, line, false);
+}
+
 static void top_render(const struct top *t) {
         /* MODE T COLD-ANON COLD-FILE PSI RECL-A RATE-A RECL-F RATE-F, with two bars of bw. */
         enum { FIXED = 8 + 6 + 6 + 6 + 7 + 7 + 10 + 7 + 10 + 9 };
@@ -322,34 +354,8 @@ static void top_render(const struct top *t) {
         top_emit(t, line, t->tty);
 
         size_t max_rows = t->tty ? (t->lines > 5 ? t->lines - 5 : 0) : t->n;
-        for (size_t i = 0; i < t->n && i < max_rows; i++) {
-                const struct top_row *r = &t->rows[i];
-                char path[512], tt[32], ba[64], bf[64], ca[32], cf[32], psi[32], ra[32], rf[32],
-                        qa[32], qf[32], cc[96] = "";
-                size_t len = strlen(r->shown);
-                if (len > pw && pw > 3)
-                        snprintf(path, sizeof path, "...%s", top_tail_of(r->shown, len, pw - 3));
-                else
-                        snprintf(path, sizeof path, "%s", r->shown);
-                if (cw)
-                        snprintf(cc, sizeof cc, "%-23s %-10s ", r->container, r->qos);
-                if (r->has_psi)
-                        snprintf(psi, sizeof psi, "%.2f%%", r->psi * 100);
-                else
-                        snprintf(psi, sizeof psi, "-");
-                snprintf(line, sizeof line, "%-*s %s%-7s %5s %s%s%6s %s%s%6s %6s %6s %9s %6s %9s",
-                         (int) pw, path, cc, r->paused ? "paused" : r->mode,
-                         format_duration(tt, sizeof tt, r->cold_age_usec),
-                         bar(ba, bw, r->cold[ANON], maxcold), bw ? " " : "",
-                         r->has_cold ? format_bytes(ca, sizeof ca, r->cold[ANON]) : "-",
-                         bar(bf, bw, r->cold[FILE_], maxcold), bw ? " " : "",
-                         r->has_cold ? format_bytes(cf, sizeof cf, r->cold[FILE_]) : "-", psi,
-                         format_bytes(ra, sizeof ra, r->reclaimed[ANON]),
-                         rate(qa, sizeof qa, r->rate[ANON]),
-                         format_bytes(rf, sizeof rf, r->reclaimed[FILE_]),
-                         rate(qf, sizeof qf, r->rate[FILE_]));
-                top_emit(t, line, false);
-        }
+        for (size_t i = 0; i < t->n && i < max_rows; i++)
+                render_row(t, &t->rows[i], pw, cw, bw, maxcold);
         if (t->n == 0)
                 top_emit(t, "(no managed cgroups)", false);
         if (t->tty)
@@ -396,12 +402,37 @@ static bool top_keys(struct top *t) {
         return redraw;
 }
 
+/* Blocks the signals top stops or redraws on (ppoll() takes them, with *old as its mask) and
+ * catches them without SA_RESTART, so that ppoll() returns. */
+static void signals_block(sigset_t *old) {
+        static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGWINCH };
+        struct sigaction sa = { .sa_handler = on_signal };
+        sigset_t mask;
+
+        sigemptyset(&mask);
+        for (size_t i = 0; i < ELEMENTSOF(sigs); i++)
+                sigaddset(&mask, sigs[i]);
+        sigprocmask(SIG_BLOCK, &mask, old);
+        for (size_t i = 0; i < ELEMENTSOF(sigs); i++)
+                sigaction(sigs[i], &sa, NULL);
+}
+
+/* Puts the terminal's input in raw mode (one key at a time, no echo) from its settings saved. */
+static void keys_raw(const struct termios *saved) {
+        struct termios raw = *saved;
+        raw.c_lflag &= ~(ICANON | ECHO | IEXTEN);
+        raw.c_iflag &= ~(IXON | ICRNL);
+        raw.c_cc[VMIN] = 1;
+        raw.c_cc[VTIME] = 0;
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
+}
+
 int ctl_top_run(sd_bus *bus, uint64_t interval_usec, bool once, bool idle_view) {
         struct top t = { .bus = bus, .sort = 'c', .interval_usec = interval_usec,
                          .idle_view = idle_view };
-        struct termios saved, raw;
+        struct termios saved;
         bool keys = false, alt = false;
-        sigset_t mask, old;
+        sigset_t old;
         int r = 0;
 
         if (once) {
@@ -413,28 +444,11 @@ int ctl_top_run(sd_bus *bus, uint64_t interval_usec, bool once, bool idle_view) 
 
         t.tty = isatty(STDOUT_FILENO);
         keys = t.tty && isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved) == 0;
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGINT);
-        sigaddset(&mask, SIGTERM);
-        sigaddset(&mask, SIGHUP);
-        sigaddset(&mask, SIGWINCH);
-        sigprocmask(SIG_BLOCK, &mask, &old);
-        struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: ppoll returns */
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGHUP, &sa, NULL);
-        sigaction(SIGWINCH, &sa, NULL);
-
+        signals_block(&old);
         if (t.tty) {
                 top_size(&t);
-                if (keys) {
-                        raw = saved;
-                        raw.c_lflag &= ~(ICANON | ECHO | IEXTEN);
-                        raw.c_iflag &= ~(IXON | ICRNL);
-                        raw.c_cc[VMIN] = 1;
-                        raw.c_cc[VTIME] = 0;
-                        tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
-                }
+                if (keys)
+                        keys_raw(&saved);
                 fputs("\033[?1049h\033[?25l\033[H\033[2J", stdout); /* alternate screen */
                 alt = true;
         }
