@@ -95,15 +95,6 @@ static void row_fill(struct top_row *row, const struct field *f, size_t n) {
         snprintf(row->qos, sizeof row->qos, "%s", ctl_qos_label(f, n));
 }
 
-/* Returns the end of s (of len bytes) to show after "..." in at most max bytes: it starts on a
- * whole character, never within a UTF-8 sequence (the terminal would show a broken one). */
-const char *top_tail_of(const char *s, size_t len, size_t max) {
-        const char *p = s + len - max;
-        while (((unsigned char) *p & 0xc0) == 0x80)
-                p++;
-        return p;
-}
-
 /* Copies path into buf with every 64-hex-digit container id cut to its first 12 digits (the
  * short id), so a container's row shows where it is, not 64 digits. */
 static void shorten_ids(const char *path, char *buf, size_t size) {
@@ -258,18 +249,6 @@ static const char *rate(char *buf, size_t size, double r) {
                 return "-";
         snprintf(buf, size, "%s/s", format_bytes(b, sizeof b, (uint64_t) (r + 0.5)));
         return buf;
-}
-
-/* Writes one line, clipped to the terminal width and clearing the rest on a terminal. */
-void top_emit(const struct top *t, const char *line, bool reverse) {
-        size_t len = strlen(line);
-        if (!t->tty) {
-                puts(line);
-                return;
-        }
-        fputs(reverse ? "\033[7m" : "", stdout);
-        fwrite(line, 1, MIN(len, (size_t) t->cols), stdout);
-        fputs(reverse ? "\033[K\033[0m\r\n" : "\033[K\r\n", stdout);
 }
 
 /* Writes row r: its path in pw columns, container and QoS when cw (else none), the cold bars

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mglructl-top.h: what mglructl top's cgroup view (mglructl-top.c) and its idle-age view
- * (mglructl-top-idle.c) share: the state of the screen and how a line is written to it. */
+ * (mglructl-top-idle.c) share: the state of the screen, and how a line is written to it
+ * (mglructl-top-screen.c, below both). */
 #pragma once
 
 #include <stdbool.h>
@@ -42,6 +43,7 @@ struct top {
         size_t n_idle;
 };
 
+/* mglructl-top-screen.c */
 /* Writes one line, clipped to the terminal width and clearing the rest on a terminal. */
 void top_emit(const struct top *t, const char *line, bool reverse);
 
@@ -49,6 +51,7 @@ void top_emit(const struct top *t, const char *line, bool reverse);
  * whole character, never within a UTF-8 sequence (the terminal would show a broken one). */
 const char *top_tail_of(const char *s, size_t len, size_t max);
 
+/* mglructl-top-idle.c */
 /* Refreshes the idle-age profiles (IdleProfile()). Returns 0 or an exit code. */
 int top_fetch_idle(struct top *t);
 
