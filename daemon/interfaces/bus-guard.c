@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <linux/sockios.h>
 
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/time.h"
@@ -279,7 +281,7 @@ static int on_daemon(sd_event_source *s, int fd, uint32_t revents, void *userdat
                         guard_close(g, NULL);
                         return 0;
                 }
-                if (queue_size(&g->to_peer) >= BUS_GUARD_MAX_BACKLOG) {
+                if (bus_guard_backlog(g) >= BUS_GUARD_MAX_BACKLOG) {
                         guard_close(g, "does not read its replies (8 MiB unread)");
                         return 0;
                 }
@@ -320,6 +322,13 @@ int bus_guard_new(sd_event *e, int peer_fd, bus_guard_closed_fn closed, void *us
         }
         g->uid = cred.uid;
         g->pid = cred.pid;
+        /* What the kernel queues for a peer that does not read is bounded by this socket's send
+         * buffer (the kernel doubles the value for its overhead); it counts in the backlog. */
+        int sndbuf = BUS_GUARD_PEER_SNDBUF;
+        if (setsockopt(peer_fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf) < 0) {
+                r = negative_errno();
+                goto fail;
+        }
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, pair) < 0) {
                 r = negative_errno();
                 goto fail;
@@ -356,8 +365,18 @@ int bus_guard_set_priority(struct bus_guard *g, int64_t priority) {
         return r;
 }
 
+/* Returns the bytes the kernel holds in the peer's socket that the peer has not read: for a
+ * unix socket SIOCOUTQ is the memory its queued skbs take (sk_wmem_alloc), which is charged to
+ * the daemon, not to the peer. 0 once the socket is closed. */
+static size_t peer_kernel_queue(const struct bus_guard *g) {
+        int queued = 0;
+        if (g->peer_fd < 0 || ioctl(g->peer_fd, SIOCOUTQ, &queued) < 0 || queued < 0)
+                return 0;
+        return (size_t) queued;
+}
+
 size_t bus_guard_backlog(const struct bus_guard *g) {
-        return queue_size(&g->to_peer);
+        return queue_size(&g->to_peer) + peer_kernel_queue(g);
 }
 
 void bus_guard_close(struct bus_guard *g, const char *reason) {

@@ -6,7 +6,8 @@
  * messages (each at most BUS_GUARD_MAX_MESSAGE bytes, complete within BUS_GUARD_DEADLINE_USEC of
  * its first byte), and closes the connection on anything else: the daemon's memory per peer is
  * bounded, a slow drip costs a few seconds. Replies go back through the guard, which drops a
- * peer that leaves more than BUS_GUARD_MAX_BACKLOG bytes of replies unread (and tells its owner
+ * peer that leaves more than BUS_GUARD_MAX_BACKLOG bytes of replies unread, in the guard's queue
+ * and in the kernel's socket buffer together (and tells its owner
  * each time its backlog grew, for a budget of all peers). With an idle timeout set, a peer that
  * sends no whole message and reads no reply for that long is dropped. The peer's uid is
  * taken once, from SO_PEERCRED at accept (sd-bus would see the socketpair: our own uid). */
@@ -20,6 +21,9 @@
 #define BUS_GUARD_MAX_LINE 512
 #define BUS_GUARD_MAX_MESSAGE (64U * 1024)
 #define BUS_GUARD_MAX_BACKLOG (8U * 1024 * 1024)
+/* The send buffer of a peer's socket: replies the kernel holds for a peer that does not read
+ * (at most twice this, the kernel's overhead included), beside what the guard holds. */
+#define BUS_GUARD_PEER_SNDBUF (64 * 1024)
 #define BUS_GUARD_DEADLINE_USEC (5 * UINT64_C(1000000))
 
 struct bus_guard;
@@ -47,7 +51,8 @@ int bus_guard_set_idle_timeout(struct bus_guard *g, uint64_t usec);
 /* Sets the sd-event priority of the guard's two sockets. Returns 0 or a negative errno. */
 int bus_guard_set_priority(struct bus_guard *g, int64_t priority);
 
-/* Returns the bytes of replies the peer has not read yet (what the guard holds for it). */
+/* Returns the bytes of replies the peer has not read yet: what the guard holds for it and what
+ * the kernel holds in the peer's socket (at most twice BUS_GUARD_PEER_SNDBUF). */
 size_t bus_guard_backlog(const struct bus_guard *g);
 
 /* Closes the peer's side now, with reason for the closed callback; the guard stays until freed. */

@@ -71,9 +71,11 @@ static int method_list(sd_bus_message *msg, void *userdata, sd_bus_error *error)
         int r = sd_bus_message_new_method_return(msg, &reply);
         if (r < 0)
                 return r;
+        size_t n;
+        struct cgroup *const *cgroups = manager_cgroups(b->m, &n);
         r = sd_bus_message_open_container(reply, 'a', "(stss)");
-        for (size_t i = 0; r >= 0 && i < b->m->n_cgroups; i++) {
-                (void) control_cgroup_snapshot(b->m->cgroups[i], &s);
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                (void) control_cgroup_snapshot(cgroups[i], &s);
                 r = sd_bus_message_append(reply, "(stss)", s.path, s.id, s.mode, s.reason);
         }
         if (r >= 0)
@@ -203,7 +205,7 @@ static int method_status(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         if ((r = sd_bus_message_new_method_return(msg, &reply)) < 0 ||
             (r = sd_bus_message_open_container(reply, 'a', "{sv}")) < 0 ||
             (r = bus_append_status(reply, &d, manager_status(b->m, line, sizeof line),
-                                   b->m->cgroup_root)) < 0 ||
+                                   manager_cgroup_root(b->m))) < 0 ||
             (r = sd_bus_message_append(reply, "{sv}", "BusRenders", "t",
                                        (uint64_t) b->renders)) < 0 ||
             (r = sd_bus_message_close_container(reply)) < 0)
@@ -215,14 +217,15 @@ static int method_status(sd_bus_message *msg, void *userdata, sd_bus_error *erro
  * the bus): every caller until then gets the same bytes. */
 static int reply_text(sd_bus_message *msg, struct bus_server *b, snapshot_format_t fmt,
                       struct bus_text_cache *cache) {
-        if (!cache->text || cache->cycle != b->m->cycles || cache->generation != b->generation) {
+        uint64_t cycles = manager_cycles(b->m);
+        if (!cache->text || cache->cycle != cycles || cache->generation != b->generation) {
                 _cleanup_free_ char *text = NULL;
                 int r = report_text(b->m, fmt, &text);
                 if (r < 0)
                         return r;
                 b->renders++;
                 free(cache->text);
-                *cache = (struct bus_text_cache) { .text = TAKE_PTR(text), .cycle = b->m->cycles,
+                *cache = (struct bus_text_cache) { .text = TAKE_PTR(text), .cycle = cycles,
                                                    .generation = b->generation };
         }
         return sd_bus_reply_method_return(msg, "s", cache->text);
@@ -282,10 +285,8 @@ static int set_paused(sd_bus_message *msg, struct bus_server *b, bool paused,
         if (r < 0)
                 return r;
         if (!*path) {
-                b->m->paused_all = paused;
-                for (size_t i = 0; !paused && i < b->m->n_cgroups; i++)
-                        if ((r = control_cgroup_set_paused(b->m->cgroups[i], false)) < 0)
-                                return r;
+                if ((r = manager_pause_all(b->m, paused)) < 0)
+                        return r;
                 log_info("%s all cgroups.", paused ? "Paused" : "Resumed");
         } else {
                 struct cgroup *cg;
@@ -316,9 +317,11 @@ static int method_advise(sd_bus_message *msg, void *userdata, sd_bus_error *erro
         int r = sd_bus_message_new_method_return(msg, &reply);
         if (r < 0)
                 return r;
+        size_t n;
+        struct cgroup *const *cgroups = manager_cgroups(b->m, &n);
         r = sd_bus_message_open_container(reply, 'a', "(ss)");
-        for (size_t i = 0; r >= 0 && i < b->m->n_cgroups; i++) {
-                struct cgroup *cg = b->m->cgroups[i];
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                struct cgroup *cg = cgroups[i];
                 int q = manager_advise(b->m, cg, now, line, sizeof line);
                 if (q == -ENOMEM)
                         return q;
@@ -404,7 +407,7 @@ static int idle_profile_reply(sd_bus_message *msg, struct bus_server *b) {
         char policy[256];
         size_t n;
         uint64_t now = now_monotonic_usec();
-        const struct host_idle *h = &b->m->host_idle;
+        const struct host_idle *h = manager_host_idle(b->m);
         int r = manager_snapshots(b->m, &d, &snaps, &n);
         if (r < 0)
                 return r;

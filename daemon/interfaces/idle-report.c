@@ -103,7 +103,7 @@ int idle_report_print(FILE *f, const struct manager *m) {
         int r = manager_snapshots(m, &d, &snaps, &n);
         if (r < 0)
                 return r;
-        idle_table_from_host(&m->host_idle, &t);
+        idle_table_from_host(manager_host_idle(m), &t);
         r = idle_table_print(f, &t);
         for (size_t i = 0; r >= 0 && i < n; i++) {
                 idle_table_from_snapshot(&snaps[i], &t, policy, sizeof policy);

@@ -18,6 +18,7 @@
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
 #include "mglructl.h"
+#include "mglructl-savings.h"
 
 static const char *arg_runtime_dir = MGLRUD_RUNTIME_DIR;
 static bool arg_json, arg_once, arg_idle;
@@ -176,18 +177,72 @@ static const struct ctl_idle *idle_find(const struct ctl_idle *v, size_t n, cons
         return NULL;
 }
 
+/* Writes the savings of the Mode=advise cgroups as the JSON value of "Savings": their paths with
+ * the bytes MinColdAge and T would free now (null while not known), and the drop-in for the
+ * one that would free the most. */
+static void savings_json(const struct ctl_saving *s, size_t n) {
+        char name[256], section[512];
+        size_t best = ctl_savings_best(s, n);
+        fputs(",\"Savings\":{\"Cgroups\":[", stdout);
+        for (size_t i = 0; i < n; i++) {
+                printf("%s{\"Path\":", i ? "," : "");
+                ctl_json_string(s[i].path);
+                const struct ctl_saving_at *at[] = { &s[i].min, &s[i].t };
+                static const char *const key[] = { "MinColdAge", "T" };
+                for (size_t k = 0; k < ELEMENTSOF(at); k++) {
+                        printf(",\"%sUSec\":%" PRIu64 ",\"%sBytes\":", key[k],
+                               at[k]->threshold_usec, key[k]);
+                        if (at[k]->known)
+                                printf("%" PRIu64, at[k]->bytes);
+                        else
+                                fputs("null", stdout);
+                }
+                putchar('}');
+        }
+        fputs("],\"DropIn\":", stdout);
+        if (best < n && ctl_savings_dropin(s[best].path, name, sizeof name, section,
+                                           sizeof section) == 0) {
+                char file[512], text[600];
+                snprintf(file, sizeof file, "%s/%s", MGLRUD_CONFIG_DROPIN_DIR, name);
+                snprintf(text, sizeof text, "%s\nMode=active\n", section);
+                fputs("{\"File\":", stdout);
+                ctl_json_string(file);
+                fputs(",\"Text\":", stdout);
+                ctl_json_string(text);
+                putchar('}');
+        } else
+                fputs("null", stdout);
+        putchar('}');
+}
+
+/* Returns the daemon's DryRun (GetStatus), false when it cannot be read. */
+static bool daemon_dry_run(sd_bus *bus) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *st = NULL;
+        struct field f[MAX_FIELDS];
+        int n = call_fields(bus, "GetStatus", NULL, &st, f);
+        return n > 0 && ctl_field_u64(f, (size_t) n, "DryRun");
+}
+
 /* advise: the daemon's fresh advice for every cgroup, one line each, then the idle-age profile
- * of the host and of each cgroup (IdleProfile(), as of the last cycle). */
+ * of the host and of each cgroup (IdleProfile(), as of the last cycle), then what the cgroups in
+ * Mode=advise would free and the drop-in that acts on it (mglructl-savings.h). */
 static int cmd_advise(sd_bus *bus) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL, *idle_reply = NULL;
         _cleanup_free_ struct ctl_idle *idle = NULL;
-        size_t n_idle = 0;
+        _cleanup_free_ struct ctl_saving *savings = NULL;
+        size_t n_idle = 0, n_savings;
         int r = ctl_call(bus, "Advise", "", NULL, &reply);
         if (r > 0)
                 return r;
         r = ctl_idle_fetch(bus, &idle_reply, &idle, &n_idle);
         if (r > 0)
                 return r;
+        savings = calloc(MAX(n_idle, 1U), sizeof *savings);
+        if (!savings) {
+                fprintf(stderr, "Out of memory.\n");
+                return EXIT_DAEMON;
+        }
+        n_savings = ctl_savings_collect(idle, n_idle, savings);
         if ((r = sd_bus_message_enter_container(reply, 'a', "(ss)")) < 0)
                 goto fail;
         if (arg_json) {
@@ -222,7 +277,9 @@ static int cmd_advise(sd_bus *bus) {
                         printf("%-32s %s\n", path, line);
         }
         if (arg_json) {
-                puts("]}");
+                putchar(']');
+                savings_json(savings, n_savings);
+                puts("}");
                 return 0;
         }
         for (size_t i = 0; i < n_idle; i++) {
@@ -231,6 +288,8 @@ static int cmd_advise(sd_bus *bus) {
                 putchar('\n');
                 (void) idle_table_print(stdout, &t);
         }
+        (void) ctl_savings_print(stdout, savings, n_savings, n_savings && daemon_dry_run(bus),
+                                 MGLRUD_CONFIG_DROPIN_DIR);
         return 0;
 fail:
         fprintf(stderr, "Cannot parse the Advise reply: %s\n", strerror(-r));

@@ -177,9 +177,9 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         }
         /* Keep the cadence, but after a cycle that overran (a slow read, a stalled host) do
          * not fire back to back to catch up: the next sample must cover a real interval. */
-        uint64_t now = now_monotonic_usec(), next = usec + m->interval_usec;
+        uint64_t now = now_monotonic_usec(), next = usec + manager_interval_usec(m);
         if (next < now)
-                next = now + m->interval_usec;
+                next = now + manager_interval_usec(m);
         sd_event_source_set_time(s, next);
         return 0;
 }
@@ -208,7 +208,7 @@ static uint64_t watchdog_usec;
 static int on_watchdog(sd_event_source *s, uint64_t usec, void *userdata) {
         struct manager *m = userdata;
         static bool stuck_logged;
-        uint64_t age = actuator_write_age_usec(m->actuator, now_monotonic_usec());
+        uint64_t age = manager_write_age_usec(m, now_monotonic_usec());
 
         if (age < watchdog_usec / 2) {
                 sd_notify(false, "WATCHDOG=1");
@@ -349,7 +349,7 @@ int main(int argc, char **argv) {
 
         manager_init(&m, &arg_overrides, arg_config, arg_dropin);
         /* The daemon reports through the log/journal; --once prints its advice on stdout. */
-        m.report = journal_report_sink(NULL);
+        manager_set_report(&m, journal_report_sink(NULL));
         r = manager_start(&m, e);
         if (arg_log_level >= 0)
                 log_set_max_level(arg_log_level);
@@ -368,14 +368,14 @@ int main(int argc, char **argv) {
                 log_set_max_level(MIN(lvl, LOG_NOTICE));
                 r = manager_cycle(&m, now_monotonic_usec());
                 log_set_max_level(lvl);
-                m.report = journal_report_sink(stdout);
+                manager_set_report(&m, journal_report_sink(stdout));
                 if (r >= 0) {
                         struct timespec ts = { ONCE_SAMPLE_GAP_USEC / USEC_PER_SEC, 0 };
                         nanosleep(&ts, NULL);
                         r = manager_cycle(&m, now_monotonic_usec());
                 }
-                if (r >= 0 && m.n_cgroups == 0)
-                        log_notice("No managed cgroups under %s.", m.cgroup_root);
+                if (r >= 0 && manager_n_cgroups(&m) == 0)
+                        log_notice("No managed cgroups under %s.", manager_cgroup_root(&m));
                 /* What the generations the kernel already has say: --once ages nothing, so
                  * the tables say how old that information is. */
                 if (r >= 0) {

@@ -2,6 +2,7 @@
 #include "mglrud/shared/fileio.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -10,6 +11,14 @@
 #include <unistd.h>
 
 #include "mglrud/shared/macro.h"
+
+int open_under_root(const char *root, const char *rel, int flags) {
+        _cleanup_free_ char *p = NULL;
+        if (asprintf(&p, "%s/%s", root, rel) < 0)
+                return -ENOMEM;
+        int fd = open(p, flags | O_CLOEXEC);
+        return fd < 0 ? negative_errno() : fd;
+}
 
 void read_buf_free(struct read_buf *b) {
         if (!b)

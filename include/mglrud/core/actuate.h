@@ -2,7 +2,7 @@
 /* actuate.h: the only places that write to kernel files, one helper per interface. Each takes
  * the job's mode (act-mode.h: decided once, where the decision is made) and writes only what
  * act_mode_allows() says it allows, so no caller can write by accident while advising. Only
- * the actuation path (actuator.c) calls them; the one write outside a job is the manager's
+ * the actuation path (actuator-run.c) calls them; the one write outside a job is the manager's
  * probe of memory.reclaim, which it makes only when not in dry-run. */
 #pragma once
 

@@ -28,26 +28,29 @@
 /* How long stopping waits for the chunk being written before it gives up on the thread. */
 #define ACTUATOR_STOP_TIMEOUT_USEC (10 * UINT64_C(1000000))
 
-/* The stall guard's source (docs/design.md, "Stall guard"): reads cgroup_id's cumulative time
- * in reclaim (ns, the daemon's own threads not counted) into *ret_ns. Called from the worker
- * thread between two chunks. Returns 0 or a negative errno (the check is skipped then). */
-typedef int (*actuator_stall_fn)(uint64_t cgroup_id, uint64_t *ret_ns, void *userdata);
+struct actuator_job;
 
-struct actuator_stall_source {
-        actuator_stall_fn read;         /* NULL: no guard */
+/* The actuation path's question before every command and chunk of a job, from the writer thread
+ * (the brakes' table, brakes.h): returns true to end the job. */
+typedef bool (*actuator_check_fn)(struct actuator_job *j, void *userdata);
+
+struct actuator_check {
+        actuator_check_fn check;        /* NULL: no brake */
         void *userdata;
 };
 
-/* The refault guard's source (docs/design.md, "Stall guard"): reads cgroup_id's cumulative count
- * of page-cache re-insertions of file pages reclaim evicted (pages; the daemon's own count, which
- * does not depend on the kernel's shadow entries) into *ret_pages. Called from the worker thread
- * between two chunks. Returns 0 or a negative errno (the check is skipped then). */
-typedef int (*actuator_refault_fn)(uint64_t cgroup_id, uint64_t *ret_pages, void *userdata);
-
-struct actuator_refault_source {
-        actuator_refault_fn read;       /* NULL: no refault guard */
-        void *userdata;
+/* What one brake (brakes.h) keeps of a job between its checks: the job's cgroup's cumulative
+ * reading at the job's first check, and at the last check how far it grew since then and how far
+ * it may grow. */
+struct actuator_brake_reading {
+        bool has_base;
+        uint64_t base;
+        uint64_t seen;
+        uint64_t limit;
 };
+
+/* Brakes that check jobs, at most: each job keeps one reading for each. */
+#define ACTUATOR_BRAKES_MAX 4
 
 enum actuator_job_kind {
         ACTUATOR_JOB_DECISION,  /* a decision's lru_gen commands and memory.reclaim writes */
@@ -74,14 +77,9 @@ struct actuator_result {
         uint64_t asked_bytes;   /* what the eviction/reclaim/drop writes asked for */
         bool vanished;          /* memory.reclaim said the cgroup is gone */
         bool cancelled;         /* stopped early: by shutdown, actuator_stop_cgroup(),
-                                 * actuator_cancel() or a guard */
-        bool stall_stopped;     /* the stall guard ended it (cancelled is set too) */
-        uint64_t stall_ns;      /* its cgroup's time in reclaim since it began, at the last
-                                 * check */
-        bool refault_stopped;   /* the refault guard ended it (cancelled is set too) */
-        uint64_t refault_pages; /* its cgroup's own refaults since it began, at the last check */
-        uint64_t refault_limit_pages; /* the limit at the last check (refault_share of the
-                                       * pages asked by then) */
+                                 * actuator_cancel() or a brake */
+        uint8_t brake;          /* the brake that ended it (cancelled is set too): 1 + its index
+                                 * in the brakes' table (brakes.h); 0: none */
         uint64_t finished_usec;
 };
 
@@ -105,7 +103,8 @@ struct actuator_tag {
         uint8_t has_baseline;
 };
 
-/* A job: what to write, in which mode, and what came of it. Private to actuator.c; read
+/* A job: what to write, in which mode, and what came of it. Private to the actuation path
+ * (daemon/core/actuator-internal.h); read
  * through the accessors below. */
 struct actuator_job;
 
@@ -162,10 +161,15 @@ const struct actuator_tag *actuator_job_tag_const(const struct actuator_job *j);
 void actuator_job_set_limits(struct actuator_job *j, const struct actuator_limits *l);
 struct actuator_limits actuator_job_limits(const struct actuator_job *j);
 
+/* Returns the reading brake i (< ACTUATOR_BRAKES_MAX) keeps of the job. */
+struct actuator_brake_reading *actuator_job_brake_reading(struct actuator_job *j, unsigned i);
+const struct actuator_brake_reading *actuator_job_brake_reading_const(const struct actuator_job *j,
+                                                                      unsigned i);
+
 /* Runs every write of the job that its mode allows in order, in chunks of at most
- * ACTUATOR_CHUNK_PAGES, checking *cancel, actuator_stop_cgroup()/actuator_cancel(), the stall
- * guard and the refault guard (the job's limits, the actuator's sources) before every command
- * and chunk (NULL cancel: never cancelled). Fills in the results. Blocking. */
+ * ACTUATOR_CHUNK_PAGES, checking *cancel, actuator_stop_cgroup()/actuator_cancel() and the
+ * actuator's check (the brakes, with the job's limits) before every command and chunk (NULL
+ * cancel: never cancelled). Fills in the results. Blocking. */
 void actuator_run_job(struct actuator_job *j, const bool *cancel);
 
 /* Called on the event loop's thread for every finished job; it takes ownership of the job. */
@@ -201,14 +205,10 @@ struct actuator_stopped {
  * stopped. */
 struct actuator_stopped actuator_stop_cgroup(struct actuator *a, uint64_t cgroup_id);
 
-/* Sets the stall guard's source for the jobs submitted from now on (a copy is kept; NULL read:
- * no guard). Call before submitting: the worker reads it without a lock. NULL a is fine. */
-void actuator_set_stall_source(struct actuator *a, const struct actuator_stall_source *src);
-
-/* Sets the refault guard's source for the jobs submitted from now on (a copy is kept; NULL read:
- * no refault guard). Call before submitting: the worker reads it without a lock. NULL a is
+/* Sets the check asked between chunks (the brakes) for the jobs submitted from now on (a copy is
+ * kept; NULL check: none). Call before submitting: the worker reads it without a lock. NULL a is
  * fine. */
-void actuator_set_refault_source(struct actuator *a, const struct actuator_refault_source *src);
+void actuator_set_check(struct actuator *a, const struct actuator_check *c);
 
 /* Lowers every queued job, and the rest of the running one, to ACT_REPORT. For a reload that
  * turns DryRun= on: nothing is written after it. NULL is fine. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cgroup.h: one managed cgroup: its identity (cgroup id = directory inode, and the container
  * or pod its path names), its open memory files, the policy the configuration and the
- * container's annotation give it, and the controller state (control.c). */
+ * container's annotation give it, and the controller state (control-state.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -38,7 +38,7 @@ struct cgroup {
         uint64_t *covered_ids;          /* unmanaged descendants this cgroup's lru_gen work covers */
         size_t n_covered;
         void *userdata;                 /* the controller state (control.c) */
-        struct pressure_trigger *trigger; /* armed while mglrud reclaims here (manager-triggers.c) */
+        struct pressure_trigger *trigger; /* armed while mglrud reclaims here (brake-psi.c) */
         char path_storage[];            /* the path it was found at (path, until a rename) */
 };
 

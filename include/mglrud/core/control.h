@@ -131,28 +131,29 @@ void control_cgroup_free(struct cgroup *cg);
  * now_usec: the time its pressure trigger must be armed (pressure-trigger.h). */
 bool control_cgroup_reclaiming(const struct cgroup *cg, uint64_t now_usec, uint64_t grace_usec);
 
-/* What stopped a cgroup's reclaim (control_cgroup_note_stall()). */
+/* What stopped a cgroup's reclaim (control_cgroup_note_stop()). */
 enum control_stop_reason {
         CONTROL_STOP_PRESSURE,          /* its PSI trigger (or the host's) fired */
         CONTROL_STOP_RECLAIM_STALL,     /* the BPF stall guard ended a job between two chunks */
         CONTROL_STOP_REFAULT_BURST,     /* the refault guard ended a job between two chunks */
 };
 
-/* Records that cg's reclaim was stopped at now_usec for why and n_stopped of its write jobs were
- * cancelled or cut short (actuator_stop_cgroup(), or the guard's own job): T goes up and the
- * next decision reclaims nothing (policy_note_stall()). Returns the new T (0 before the first
+/* One stop of a cgroup's reclaim, whichever brake made it. */
+struct control_stop {
+        enum control_stop_reason reason;
+        uint64_t now_usec;
+        unsigned n_stopped;             /* write jobs cancelled or cut short */
+        uint64_t stall_ns;              /* RECLAIM_STALL: the reclaim time (ns since the job
+                                         * began) the guard saw */
+        uint64_t refault_pages;         /* REFAULT_BURST: pages that came back during the job */
+        uint64_t refault_limit_pages;   /* REFAULT_BURST: the limit they passed */
+};
+
+/* Records that cg's reclaim was stopped (actuator_stop_cgroup(), or a guard's own job): counts
+ * the stop by its reason, keeps what the guard saw for the dump, and raises T so that the next
+ * decision reclaims nothing (policy_note_stall()). Returns the new T (0 before the first
  * decision, and with Mode=pressure, which has no T). */
-uint64_t control_cgroup_note_stall(struct cgroup *cg, uint64_t now_usec, unsigned n_stopped,
-                                   enum control_stop_reason why);
-
-/* Records the reclaim time (ns since the job began) the stall guard saw when it stopped cg's
- * job, and when (now_usec), for the dump. */
-void control_cgroup_note_guard_stall(struct cgroup *cg, uint64_t now_usec, uint64_t stall_ns);
-
-/* Records the refault burst (pages that came back during the job, and the limit they passed)
- * the refault guard saw when it stopped cg's job, and when (now_usec), for the dump. */
-void control_cgroup_note_refault_burst(struct cgroup *cg, uint64_t now_usec, uint64_t pages,
-                                       uint64_t limit_pages);
+uint64_t control_cgroup_note_stop(struct cgroup *cg, const struct control_stop *stop);
 
 /* The refault guard's limit for a job of decision d (docs/design.md, "Stall guard"): the share
  * of the pages the job asks to reclaim that may come back while it runs before it is stopped.

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* counters.h: every counter mglrud shows, listed once. A per-cgroup counter is one line of
  * CONTROL_COUNTERS, a daemon-wide one one line of DAEMON_COUNTERS; from these lists come the
- * fields of the controller's record (control.c) and of the snapshot (control.h), the copy
- * between them and struct daemon_stats (manager.h); the interfaces layer makes a descriptor of
- * each (interfaces/counter-info.h) from which come the metrics with their help text
- * (metrics.c), the dump lines (dump.c) and the D-Bus fields of GetCgroup and GetStatus (bus.c,
- * so `mglructl --json`). docs/design.md, "Counters". */
+ * fields of the controller's record (control-internal.h) and of the snapshot (control.h), the
+ * copy between them and struct daemon_stats (manager.h); the interfaces layer makes a
+ * descriptor of each (interfaces/counter-info.h) from which come the metrics with their help
+ * text (metrics.c), the dump lines (dump.c) and the D-Bus fields of GetCgroup and GetStatus
+ * (bus.c, so `mglructl --json`). docs/design.md, "Counters". */
 #pragma once
 
 #include <stdbool.h>
@@ -32,9 +32,10 @@ enum counter_when {
 /* Per-cgroup counters, in the order of the metrics, the dump and the bus fields:
  *   X(field, type, source, unit, when, metric, metric_type, help, bus_key, dump_label)
  * field:      the member of struct control_snapshot (and, from ACTS, of the record).
- * source:     ACTS, kept in the cgroup's job record (control.c) and copied from it; REFAULT,
- *             from the refault trust check (refault-trust.h); STALL, from the BPF stall guard
- *             (manager_cgroup_snapshot()). Only ACTS fields are declared and copied here.
+ * source:     ACTS, kept in the cgroup's job record (control-internal.h) and copied from it;
+ *             REFAULT, from the refault trust check (refault-trust.h); STALL, from the BPF
+ *             stall guard (manager_cgroup_snapshot()). Only ACTS fields are declared and copied
+ *             here.
  * metric:     the Prometheus family, NULL for none (points in time and figures that only
  *             explain another: a stop's time, the limit it passed).
  * dump_label: a line "Label: value" of its own, NULL when the value is shown in the line
@@ -106,10 +107,11 @@ enum counter_when {
 
 /* Daemon-wide counters (struct daemon_stats), in the order of the metrics and GetStatus:
  *   X(field, type, source, unit, metric, metric_type, help, bus_key)
- * source:     COUNT, kept in the manager's struct manager_counters (manager.h) and copied from
- *             it; STATE, manager_daemon_stats() reads it from the manager's state.
+ * source:     BRAKE, kept by a brake (brake.h: its stops, its status flag) and read from the
+ *             manager's table of brakes (brakes_counter()); STATE, manager_daemon_stats() reads
+ *             it from the manager's state.
  * The metrics (NULL: none) come after the per-cgroup ones; the dump's header is dump.c's.
- * Adding a counter the manager keeps: one line here, and the line that counts it. */
+ * Adding a counter a brake keeps: one line here, and its name in the brake's struct brake_ops. */
 #define DAEMON_COUNTERS(X)                                                                     \
         X(cycles, uint64_t, STATE, COUNTER_COUNT, "mglrud_cycles_total", "counter",            \
           "Control cycles run.", "Cycles")                                                     \
@@ -120,12 +122,12 @@ enum counter_when {
           "Duration of the last cycle.", "LastCycleUSec")                                      \
         X(dry_run, bool, STATE, COUNTER_FLAG, NULL, NULL, NULL, "DryRun")                      \
         X(paused_all, bool, STATE, COUNTER_FLAG, NULL, NULL, NULL, "PausedAll")                \
-        X(pressure_stops, uint64_t, COUNT, COUNTER_COUNT, NULL, NULL, NULL, "PressureStops")   \
-        X(stall_guard, bool, STATE, COUNTER_FLAG, NULL, NULL, NULL, "StallGuard")              \
-        X(stall_guard_stops, uint64_t, COUNT, COUNTER_COUNT, NULL, NULL, NULL,                 \
+        X(pressure_stops, uint64_t, BRAKE, COUNTER_COUNT, NULL, NULL, NULL, "PressureStops")   \
+        X(stall_guard, bool, BRAKE, COUNTER_FLAG, NULL, NULL, NULL, "StallGuard")              \
+        X(stall_guard_stops, uint64_t, BRAKE, COUNTER_COUNT, NULL, NULL, NULL,                 \
           "StallGuardStops")                                                                   \
-        X(refault_guard, bool, STATE, COUNTER_FLAG, NULL, NULL, NULL, "RefaultGuard")          \
-        X(refault_guard_stops, uint64_t, COUNT, COUNTER_COUNT, NULL, NULL, NULL,               \
+        X(refault_guard, bool, BRAKE, COUNTER_FLAG, NULL, NULL, NULL, "RefaultGuard")          \
+        X(refault_guard_stops, uint64_t, BRAKE, COUNTER_COUNT, NULL, NULL, NULL,               \
           "RefaultGuardStops")                                                                 \
         X(write_age_usec, uint64_t, STATE, COUNTER_USEC, "mglrud_write_in_progress_seconds",   \
           "gauge", "How long the kernel write in progress has run (0: none).",                 \

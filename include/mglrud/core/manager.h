@@ -18,25 +18,18 @@
 #include "mglrud/core/control.h"
 #include "mglrud/core/counters.h"
 #include "mglrud/core/cycle.h"
+#include "mglrud/core/discovery.h"
+#include "mglrud/core/host-reader.h"
+#include "mglrud/core/lrugen-source.h"
 #include "mglrud/core/policy-pool.h"
 #include "mglrud/core/stream-protection.h"
+#include "mglrud/core/stream-wiring.h"
 #include "mglrud/kernel/lrugen.h"
 #include "mglrud/kernel/memcg.h"
 #include "mglrud/kernel/psi.h"
 #include "mglrud/policy/idle-profile.h"
 #include "mglrud/policy/policy.h"
 #include "mglrud/shared/fileio.h"
-
-/* Descriptors kept for everything but the managed cgroups' files: the bus (3 per connection,
- * interfaces/bus.c), queued writes (2 per job, ACTUATOR_MAX_QUEUED), pending stream drops
- * (STREAMS_MAX_FILES_PENDING), lru_gen, host files, inotify, BPF, the journal. */
-#define MANAGER_FD_RESERVE 512
-
-/* Memory files kept open across all managed cgroups. Each one read holds a kernel buffer of at
- * least a page, charged to mglrud's cgroup: 32,768 files are 128 MiB with 4 KiB pages, which
- * keeps every file of 4,681 cgroups open, the three read every cycle of up to 10,922, and beyond
- * that only the directories (the files are then opened for each read, about twice the CPU). */
-#define MANAGER_KEPT_FILES_MAX 32768
 
 /* Settings given on the command line; they win over the config file, also across reloads. */
 struct manager_overrides {
@@ -45,46 +38,7 @@ struct manager_overrides {
         bool dry_run;           /* --dry-run forces advise everywhere */
 };
 
-/* A kernel file that failed to read or parse, said once (manager.c: note_host_file). */
-struct file_trouble {
-        bool active;
-        int error;
-        unsigned line;
-};
-
-struct manager_caps {
-        struct kernel_caps kernel; /* what the policy gets (writes, swappiness, swap, page size) */
-        bool lrugen_read;          /* lru_gen or lru_gen_full readable */
-        bool lrugen_full;          /* reading lru_gen_full (tier counters available) */
-};
-
-/* What lru_gen's memcg ids are (manager-probe.c: learnt from the first histograms). */
-enum lrugen_ids {
-        LRUGEN_IDS_UNKNOWN,        /* not known yet: paths are kept */
-        LRUGEN_IDS_CGROUP,         /* 7.x: cgroup ids; a cgroup is found by id, no path kept */
-        LRUGEN_IDS_PRIVATE,        /* 6.x private ids: a cgroup is found by its path */
-};
-
-/* The host's idle-age profile, over every memcg's lruvecs in lru_gen (docs/design.md,
- * "Idle-age profile"), and /proc/meminfo's LRU lists for a kernel without lru_gen. */
-struct host_idle {
-        bool has_profile;
-        struct idle_profile profile;
-        bool has_lists;
-        uint64_t active[_LRUGEN_NR_TYPES], inactive[_LRUGEN_NR_TYPES];
-        uint64_t read_usec;         /* CLOCK_MONOTONIC of the reading; 0: none yet */
-};
-
-/* The daemon-wide counters the manager keeps (counters.h, source COUNT): the cgroups whose
- * reclaim a pressure trigger stopped, the jobs the stall guard and the refault guard ended. */
-struct manager_counters {
-#define MANAGER_COUNTER_COUNT(type, field) type field;
-#define MANAGER_COUNTER_STATE(type, field)
-#define MANAGER_COUNTER_(field, type, source, ...) MANAGER_COUNTER_##source(type, field)
-        DAEMON_COUNTERS(MANAGER_COUNTER_)
-};
-
-struct reclaim_stall;
+struct brakes;
 
 struct manager {
         struct config config;
@@ -97,69 +51,31 @@ struct manager {
         uint64_t interval_usec;
         bool dry_run;
 
-        struct cgroup **cgroups;    /* managed cgroups, sorted by id */
-        size_t n_cgroups;
-        bool rescan_needed;
-        uint64_t last_rescan_usec;
-        unsigned keep;              /* which files each cgroup keeps open (cgroup-files.h) */
-        bool fd_short;              /* the descriptor limit does not fit every cgroup */
-        struct attribute_notes attribute_notes; /* whose refused xattrs were logged */
+        struct discovery discovery; /* the managed cgroups, sorted by id, and their policies */
+        struct lrugen_source lrugen; /* lru_gen's files and this cycle's histogram */
+        struct host_reader host;    /* the host's files, sample and idle-age profile */
+        struct stream_wiring stream_wiring; /* stream protection on the event loop */
 
-        int lrugen_read_fd, lrugen_write_fd;
-        int lrugen_enabled_fd;      /* /sys/kernel/mm/lru_gen/enabled, read each cycle */
-        bool lrugen_off;            /* MGLRU switched off at run time: the fallback runs */
-        struct read_buf lrugen_buf;
-        struct lrugen lrugen;
-        bool lrugen_valid;          /* this cycle's parse succeeded */
-        enum lrugen_ids lrugen_ids;
-
-        /* The cgroups' effective policies, one copy of each (policy-pool.h): replaced at each
-         * rescan; runtime overrides add theirs until the next one. */
-        struct policy_pool *policies;
-
-        int host_psi_fd, meminfo_fd, swaps_fd;
-        int inotify_fd;             /* watches every cgroup directory for mkdir/rmdir */
-        bool inotify_full;          /* the watch limit was hit (logged once) */
-        struct host_sample host_prev, host_cur; /* what policy_decide() takes, read once per cycle */
-        bool has_host_prev;
-        struct file_trouble host_psi_trouble, meminfo_trouble, lrugen_trouble;
-
-        struct manager_caps caps;
+        struct kernel_caps caps;    /* what the policy gets (writes, swappiness, swap, page size) */
         struct actuator *actuator;  /* the actuation path (threaded with an event loop) */
         struct report_sink report;  /* where actions and advice go (set by the program) */
         uint64_t cycles;
         uint64_t last_cycle_usec;   /* how long the last manager_cycle() took */
         bool paused_all;            /* Pause(""): sample every cgroup, act on none */
         struct control_scratch scratch; /* working memory each cycle reuses for every cgroup */
-        struct streams *streams;    /* one-shot stream protection; NULL without BPF */
-        bool streams_tried;         /* streams_open() was attempted (and reported) */
         sd_event *event;            /* the event loop (NULL: --once) */
-        sd_event_source *streams_io;    /* stream crossings waiting (the fast path) */
-        sd_event_source *streams_timer; /* the fast path's next run, when it must wait */
-        uint64_t streams_fast_usec;     /* when the fast path last ran */
-        struct host_idle host_idle; /* the host's idle-age profile, updated each cycle */
         bool idle_profile;          /* the cgroups' profiles were asked for: each keeps its
                                      * idle-age state from then on (manager_want_idle_profile()) */
         uint64_t idle_profile_cycle; /* cycles when they were */
 
-        struct pressure_trigger *host_trigger; /* /proc/pressure/memory, manager-triggers.c */
-        uint64_t trigger_window_usec; /* 1 s, or 2 s when the kernel takes no less */
-        bool triggers_unavailable;  /* the kernel takes no trigger (said once) */
-        struct reclaim_stall *stall_guard; /* the BPF stall guard (manager-triggers.c), NULL
-                                    * without BPF; once loaded it stays until manager_done():
-                                    * the writer thread reads it without a lock */
-        bool stall_guard_tried;     /* reclaim_stall_open() was attempted (and reported) */
-        bool refault_guard;         /* the refault guard's source (stream protection's BPF map)
-                                     * is set in the actuation path: from then on m->streams stays
-                                     * loaded until manager_done(), the writer reads it */
-        bool refault_guard_said;    /* said once that the refault guard is unavailable */
-        struct manager_counters counters; /* the triggers' and the guards' stops, cumulative */
+        struct brakes *brakes;      /* the PSI triggers, the stall and refault guards (brakes.h):
+                                     * their state, their stops, their counters */
 };
 
 /* Daemon-wide figures that go with the per-cgroup snapshots (metrics, dump). */
 struct daemon_stats {
         /* The counters (counters.h): cycles, cgroups, the interval and the last cycle's
-         * duration, dry-run and the global pause, the triggers' and the guards' stops. */
+         * duration, dry-run and the global pause, the brakes' status and stops. */
 #define COUNTER_FIELD_(field, type, ...) type field;
         DAEMON_COUNTERS(COUNTER_FIELD_)
 #undef COUNTER_FIELD_
@@ -169,7 +85,7 @@ struct daemon_stats {
 };
 
 /* Initializes m with defaults and the overrides; nothing is opened yet. Reports go nowhere
- * until the program sets m->report. */
+ * until the program sets them (manager_set_report()). */
 void manager_init(struct manager *m, const struct manager_overrides *o, const char *config_file,
                   const char *dropin_dir);
 
@@ -201,6 +117,37 @@ int manager_advise(struct manager *m, struct cgroup *cg, uint64_t now_usec, char
 
 /* Returns the managed cgroup with this name (escape_path()) or raw path, or NULL. */
 struct cgroup *manager_find_path(const struct manager *m, const char *path);
+
+/* Returns the managed cgroups, sorted by id, and their number in *ret_n: valid until the next
+ * cycle, reload or bus call that rescans. */
+struct cgroup *const *manager_cgroups(const struct manager *m, size_t *ret_n);
+
+/* Returns how many cgroups are managed. */
+size_t manager_n_cgroups(const struct manager *m);
+
+/* Returns the host's idle-age profile as of the last cycle. */
+const struct host_idle *manager_host_idle(const struct manager *m);
+
+/* Returns how many cycles have run (what a text rendered for one cycle is valid for). */
+uint64_t manager_cycles(const struct manager *m);
+
+/* Returns the effective cgroup root (valid until the next reload). */
+const char *manager_cgroup_root(const struct manager *m);
+
+/* Returns the effective interval between two cycles. */
+uint64_t manager_interval_usec(const struct manager *m);
+
+/* Returns how long the write in flight has taken at now_usec, or 0 with none (the watchdog:
+ * actuator_write_age_usec()). */
+uint64_t manager_write_age_usec(const struct manager *m, uint64_t now_usec);
+
+/* Makes sink where actions and advice go from now on (journal records, or stdout for
+ * --once). */
+void manager_set_report(struct manager *m, struct report_sink sink);
+
+/* Pause(""): with paused, every cgroup is sampled and none acted on; resumed, each cgroup's own
+ * pause goes too (control_cgroup_set_paused()). Returns 0 or a negative errno. */
+int manager_pause_all(struct manager *m, bool paused);
 
 /* Turns the cgroups' idle-age profiles on (IdleProfile(), Metrics(), --once, --metrics-file):
  * from the next cycle on every managed cgroup keeps its idle-age state (control-idle.h), about

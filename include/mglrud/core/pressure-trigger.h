@@ -3,7 +3,7 @@
  * cycle sees pressure only as the average of an Interval, seconds after a reclaim began to hurt;
  * a trigger wakes the loop as soon as tasks have stalled past a threshold within a window, so
  * that reclaim stops within a second. The manager arms one on each cgroup while it reclaims
- * there and one on the host; what a firing does is the manager's (manager.c). */
+ * there and one on the host; what a firing does is the PSI brake's (brake-psi.c). */
 #pragma once
 
 #include <stdbool.h>

@@ -5,8 +5,8 @@
  * workingset_refault_file against it and workingset_nodereclaim against the evictions
  * (policy/refault-check.h). On the first sign of an undercount it says so once (log here;
  * metric and dump from the snapshot) and from then on the controllers get the larger of the
- * two counts (struct cgroup_sample: refault_file_undercount). control.c keeps one struct
- * refault_trust per cgroup. */
+ * two counts (struct cgroup_sample: refault_file_undercount). The controller state
+ * (control-internal.h) keeps one struct refault_trust per cgroup. */
 #pragma once
 
 #include <stdbool.h>

@@ -36,6 +36,10 @@ int read_fd_into(int fd, char *buf, size_t size, size_t *ret_len);
  * Returns 0, or a negative errno. */
 int read_full_file_at(int dirfd, const char *path, struct read_buf *b);
 
+/* Opens root/rel with flags (O_CLOEXEC added): a kernel file under an injectable root (the
+ * proc and debugfs roots). Returns the new fd, or a negative errno. */
+int open_under_root(const char *root, const char *rel, int flags);
+
 /* Writes s to fd at offset 0 in a single write() (kernel interfaces parse one write per
  * command). Returns 0, or a negative errno; a short write is -EIO. */
 int write_string_fd(int fd, const char *s);

@@ -297,13 +297,32 @@ static void test_shipped_config(void **state) {
 
         assert_non_null(root);
         snprintf(path, sizeof path, "%s/etc/mglrud.conf", root);
-        snprintf(dir, sizeof dir, "%s/etc/mglrud.conf.d", root);
+        snprintf(dir, sizeof dir, "%s/etc/no-such-dir", root);
         config_init(&c);
         config_init(&def);
         assert_int_equal(config_load(path, dir, &c, NULL), 0);
         assert_int_equal(cap.n, 0);
         assert_config_equal(&c, &def);
         assert_int_equal(c.n_sections, 0);
+        config_done(&c);
+
+        /* With the package's drop-in: advice on every top-level slice, container and pod,
+         * Mode=advise and nothing else, over the built-in defaults. */
+        snprintf(dir, sizeof dir, "%s/etc/mglrud.conf.d", root);
+        config_init(&c);
+        assert_int_equal(config_load(path, dir, &c, NULL), 0);
+        assert_int_equal(cap.n, 0);
+        assert_daemon_equal(&c, &def);
+        assert_policy_equal(&c.defaults, &def.defaults);
+        static const char *const first_look[] = { "/*.slice", "Container:*", "Pod:*" };
+        assert_int_equal(c.n_sections, ELEMENTSOF(first_look));
+        for (size_t i = 0; i < ELEMENTSOF(first_look); i++) {
+                assert_string_equal(c.sections[i].name, first_look[i]);
+                assert_int_equal(c.sections[i].set_mask, 1u << POLICY_KEY_MODE);
+                assert_int_equal(c.sections[i].policy.mode, POLICY_MODE_ADVISE);
+        }
+        config_done(&c);
+        config_init(&c);
 
         /* Uncommenting every "#Key=value" line must also give the built-in defaults. */
         FILE *f = fopen(path, "re");

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "core-fixture.h"
 #include "mglrud/core/cgroup.h"
 #include "mglrud/core/control.h"
 #include "mglrud/shared/time.h"
@@ -51,9 +52,7 @@ static void fixture_init(struct fixture *f) {
 
 static void fixture_done(struct fixture *f) {
         cgroup_free(f->cg);
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-        assert_int_equal(system(cmd), 0);
+        assert_int_equal(rm_tree(f->dir), 0);
 }
 
 /* A new cgroup has neither. */

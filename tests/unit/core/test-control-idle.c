@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core-fixture.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/control-idle.h"
 #include "mglrud/kernel/lrugen.h"
@@ -197,60 +198,35 @@ static void test_lruvecs_change(void **unused) {
         free(f.state);
 }
 
-static void write_at(int dirfd, const char *name, const char *text) {
-        int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        assert_true(fd >= 0);
-        assert_int_equal(write(fd, text, strlen(text)), (ssize_t) strlen(text));
-        close(fd);
-}
-
 /* A cgroup with a histogram, cycled by control_cgroup_cycle() in dry-run advice. */
 struct cycle_fixture {
-        char dir[64];
-        int dirfd;
-        struct cgroup *cg;
+        struct core_fixture c;
         struct lrugen l;
-        struct actuator *act;
-        struct kernel_caps caps;
-        struct report_sink report;
-        struct cycle_input in;
 };
 
 static void cycle_fixture_init(struct cycle_fixture *f) {
-        *f = (struct cycle_fixture) { .dir = "/tmp/mglrud-test-control-idle.XXXXXX" };
-        assert_non_null(mkdtemp(f->dir));
-        char cgdir[sizeof f->dir + 4];
-        snprintf(cgdir, sizeof cgdir, "%s/cg", f->dir);
-        assert_int_equal(mkdir(cgdir, 0755), 0);
-        f->dirfd = open(cgdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        assert_true(f->dirfd >= 0);
-        write_at(f->dirfd, "memory.stat",
-                 "anon 536870912\nfile 536870912\ninactive_anon 400000000\n"
-                 "active_anon 136870912\ninactive_file 1000\nactive_file 2000\npgsteal 7\n");
-        write_at(f->dirfd, "memory.current", "1073741824\n");
-        struct stat st;
-        assert_int_equal(fstat(f->dirfd, &st), 0);
-        assert_int_equal(cgroup_new(f->dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &f->cg), 0);
-        test_give_policy(f->cg);
-        test_policy_of(f->cg)->mode = POLICY_MODE_ADVISE;
-
+        *f = (struct cycle_fixture) {};
+        core_fixture_init(&f->c, POLICY_MODE_ADVISE,
+                          "anon 536870912\nfile 536870912\ninactive_anon 400000000\n"
+                          "active_anon 136870912\ninactive_file 1000\nactive_file 2000\n"
+                          "pgsteal 7\n");
         char text[512];
         snprintf(text, sizeof text,
                  "memcg %llu /cg\n node 0\n 3 30708 24716 0\n 4 18016 4524 0\n"
-                 " 5 15396 2053 0\n 6 14612 0 13824\n", (unsigned long long) st.st_ino);
+                 " 5 15396 2053 0\n 6 14612 0 13824\n", (unsigned long long) f->c.cg->id);
         assert_int_equal(lrugen_parse(text, strlen(text), &f->l), 0);
-        assert_int_equal(actuator_new(NULL, NULL, NULL, &f->act), 0);
-        f->caps = (struct kernel_caps) { .page_size = 4096, .lrugen_write = true,
-                                         .has_swap = true };
-        f->in = (struct cycle_input) { .caps = &f->caps, .lrugen = &f->l, .lrugen_write_fd = -1,
-                                       .report = &f->report, .dry_run = true,
-                                       .idle_profile = true };
+        f->c.caps = (struct kernel_caps) { .page_size = 4096, .lrugen_write = true,
+                                           .has_swap = true };
+        f->c.in.now_usec = 0;
+        f->c.in.lrugen = &f->l;
+        f->c.in.dry_run = true;
+        f->c.in.idle_profile = true;
 }
 
 /* Runs cycle i (at 1 + 2 i seconds). */
 static void cycle_fixture_run(struct cycle_fixture *f, int i) {
-        f->in.now_usec = (uint64_t) (1 + 2 * i) * SEC;
-        assert_int_equal(control_cgroup_cycle(f->cg, &f->in, f->act), 0);
+        f->c.in.now_usec = (uint64_t) (1 + 2 * i) * SEC;
+        assert_int_equal(control_cgroup_cycle(f->c.cg, &f->c.in, f->c.act), 0);
 }
 
 /* Checks that the cgroup shows the histogram's profile as of cycle last, with the re-access
@@ -260,7 +236,7 @@ static void cycle_fixture_check(struct cycle_fixture *f, int last, unsigned inte
         struct control_idle x;
         struct idle_profile want;
         uint64_t read_usec = (uint64_t) (1 + 2 * last) * SEC;
-        assert_int_equal(control_cgroup_snapshot(f->cg, &snap), 0);
+        assert_int_equal(control_cgroup_snapshot(f->c.cg, &snap), 0);
         assert_non_null(snap.idle_state);
         control_snapshot_idle(&snap, &x);
         assert_true(x.has_profile);
@@ -277,18 +253,12 @@ static void cycle_fixture_check(struct cycle_fixture *f, int last, unsigned inte
         assert_int_equal(x.risk.intervals, intervals);
         assert_int_equal(x.risk.skipped, 0);
         assert_int_equal(x.forecasts[CONTROL_FORECAST_MIN].threshold_usec,
-                         f->cg->policy->min_cold_age_usec);
+                         f->c.cg->policy->min_cold_age_usec);
 }
 
 static void cycle_fixture_done(struct cycle_fixture *f) {
-        actuator_free(f->act);
-        control_cgroup_free(f->cg);
-        cgroup_free(f->cg);
         lrugen_done(&f->l);
-        close(f->dirfd);
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-        assert_int_equal(system(cmd), 0);
+        core_fixture_done(&f->c);
 }
 
 /* Cycles of a cgroup with a histogram: the policy state gives the lruvec its slot after the
@@ -323,17 +293,17 @@ static void assert_no_profile(struct cgroup *cg) {
 static void test_lazy_until_asked(void **unused) {
         struct cycle_fixture f;
         cycle_fixture_init(&f);
-        test_policy_of(f.cg)->mode = POLICY_MODE_ACTIVE;
-        f.in.idle_profile = false;
+        test_policy_of(f.c.cg)->mode = POLICY_MODE_ACTIVE;
+        f.c.in.idle_profile = false;
         for (int i = 0; i < 2; i++)
                 cycle_fixture_run(&f, i);
-        assert_no_profile(f.cg);
-        size_t unasked = control_cgroup_state_bytes(f.cg);
+        assert_no_profile(f.c.cg);
+        size_t unasked = control_cgroup_state_bytes(f.c.cg);
 
-        f.in.idle_profile = true;
+        f.c.in.idle_profile = true;
         cycle_fixture_run(&f, 2);
         cycle_fixture_check(&f, 2, 0);
-        assert_true(control_cgroup_state_bytes(f.cg) > unasked);
+        assert_true(control_cgroup_state_bytes(f.c.cg) > unasked);
         for (int i = 3; i < 5; i++)
                 cycle_fixture_run(&f, i);
         cycle_fixture_check(&f, 4, 2);
@@ -346,16 +316,16 @@ static void test_lazy_until_asked(void **unused) {
 static void test_advise_keeps_it_unasked(void **unused) {
         struct cycle_fixture f;
         cycle_fixture_init(&f);
-        f.in.idle_profile = false;
+        f.c.in.idle_profile = false;
         for (int i = 0; i < 3; i++)
                 cycle_fixture_run(&f, i);
         cycle_fixture_check(&f, 2, 2);
-        size_t advising = control_cgroup_state_bytes(f.cg);
+        size_t advising = control_cgroup_state_bytes(f.c.cg);
 
-        test_policy_of(f.cg)->mode = POLICY_MODE_ACTIVE;
+        test_policy_of(f.c.cg)->mode = POLICY_MODE_ACTIVE;
         cycle_fixture_run(&f, 3);
-        assert_no_profile(f.cg);
-        assert_true(control_cgroup_state_bytes(f.cg) < advising);
+        assert_no_profile(f.c.cg);
+        assert_true(control_cgroup_state_bytes(f.c.cg) < advising);
         cycle_fixture_done(&f);
 }
 

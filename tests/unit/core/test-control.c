@@ -18,12 +18,12 @@
 #include <cmocka.h>
 #include <systemd/sd-event.h>
 
+#include "core-fixture.h"
 #include "mglrud/core/actuator.h"
 #include "mglrud/core/control.h"
 #include "mglrud/shared/fileio.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/time.h"
-#include "test-policy.h"
 
 static struct decision reclaim_decision(uint64_t bytes) {
         struct decision d = { .n_reclaims = 1 };
@@ -32,86 +32,43 @@ static struct decision reclaim_decision(uint64_t bytes) {
         return d;
 }
 
-static void write_at(int dirfd, const char *name, const char *text) {
-        int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        assert_true(fd >= 0);
-        assert_int_equal(write(fd, text, strlen(text)), (ssize_t) strlen(text));
-        close(fd);
-}
-
-static struct actuator_job *captured;
-
-/* The actuation path's completion, held back: the job stays "in flight" for its cgroup. */
-static void capture_job(struct actuator_job *j, void *userdata) {
-        assert_null(captured);
-        captured = j;
-}
+/* The memory.stat of the fixture's cgroup: 512 MiB of each type, nothing stolen yet. */
+#define HALF_AND_HALF "anon 536870912\nfile 536870912\npgsteal_proactive 0\n"
 
 /* A cgroup's state is waiting for its own job (in flight, token T) when a job of an earlier
  * incarnation of the cgroup (same id, another token) completes: that completion must not be
  * counted as the state's action; the state's own job then is. */
 static void test_stale_completion_ignored(void **state) {
-        char dir[] = "/tmp/mglrud-test-control.XXXXXX";
-        assert_non_null(mkdtemp(dir));
-        char cgdir[sizeof dir + 4];
-        snprintf(cgdir, sizeof cgdir, "%s/cg", dir);
-        assert_int_equal(mkdir(cgdir, 0755), 0);
-        int dirfd = open(cgdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        assert_true(dirfd >= 0);
-        write_at(dirfd, "memory.stat", "anon 536870912\nfile 536870912\npgsteal_proactive 0\n");
-        write_at(dirfd, "memory.current", "1073741824\n");
-        write_at(dirfd, "memory.reclaim", "");
-        struct stat st;
-        assert_int_equal(fstat(dirfd, &st), 0);
-
-        struct cgroup *cg;
-        assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &cg), 0);
-        test_give_policy(cg);
-        test_policy_of(cg)->mode = POLICY_MODE_PRESSURE; /* memory.reclaim, the TMO step */
-
-        struct actuator *act;
-        assert_int_equal(actuator_new(NULL, capture_job, NULL, &act), 0);
-        struct kernel_caps caps = { .page_size = 4096, .reclaim_swappiness = true };
-        struct report_sink report = {};
-        struct cycle_input in = { .now_usec = 1000000, .caps = &caps, .lrugen_write_fd = -1,
-                                  .report = &report };
+        struct core_fixture f;
+        core_fixture_init(&f, POLICY_MODE_PRESSURE, HALF_AND_HALF); /* the TMO step */
         /* The first cycle only samples; the second reclaims a TMO step. */
-        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
-        assert_null(captured);
-        in.now_usec += 2000000;
-        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
-        assert_non_null(captured);
+        core_fixture_first_job(&f);
         struct actuator_job *own = captured;
         assert_true(actuator_job_result_const(own)->asked_bytes > 0);
 
         /* The stale job: same cgroup id, submitted for a previous incarnation. */
         struct decision d = reclaim_decision(4096);
-        struct actuator_job *stale = actuator_job_new(cg->id, cg->path, dirfd, -1, 4096, ACT_REPORT, &d);
+        struct actuator_job *stale = actuator_job_new(f.cg->id, f.cg->path, f.dirfd, -1, 4096,
+                                                      ACT_REPORT, &d);
         assert_non_null(stale);
         actuator_run_job(stale, NULL);
         actuator_job_tag(stale)->token = actuator_job_tag_const(own)->token + 1000;
-        control_job_done(cg, stale, &report);
+        control_job_done(f.cg, stale, &f.report);
 
         struct control_snapshot snap;
-        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        assert_int_equal(control_cgroup_snapshot(f.cg, &snap), 0);
         assert_int_equal(snap.actions, 0);
         assert_int_equal(snap.errors, 0);
 
         /* Its own job is measured and counted: 8 KiB of anon left, two pages stolen. */
-        write_at(dirfd, "memory.stat", "anon 536862720\nfile 536870912\npgsteal_proactive 2\n");
-        control_job_done(cg, own, &report);
-        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        write_at(f.dirfd, "memory.stat", "anon 536862720\nfile 536870912\npgsteal_proactive 2\n");
+        control_job_done(f.cg, own, &f.report);
+        assert_int_equal(control_cgroup_snapshot(f.cg, &snap), 0);
         assert_int_equal(snap.actions, 1);
         assert_int_equal(snap.reclaimed_bytes[LRUGEN_ANON], 8192);
         assert_int_equal(snap.reclaimed_bytes[LRUGEN_FILE], 0);
 
-        actuator_free(act);
-        control_cgroup_free(cg);
-        cgroup_free(cg);
-        close(dirfd);
-        char cmd[64];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        assert_int_equal(system(cmd), 0);
+        core_fixture_done(&f);
 }
 
 /* A pressure trigger stops a cgroup while its reclaim job is in flight: the cgroup stops
@@ -119,69 +76,42 @@ static void test_stale_completion_ignored(void **state) {
  * recorded, and the job's end, when its last chunk returns, is still the last reclaim write
  * (mglructl dump's "Last reclaim write", which the VM scenario compares with the stall). */
 static void test_stall_during_job(void **state) {
-        captured = NULL; /* the job an earlier test captured is freed */
-        char dir[] = "/tmp/mglrud-test-control.XXXXXX";
-        assert_non_null(mkdtemp(dir));
-        char cgdir[sizeof dir + 4];
-        snprintf(cgdir, sizeof cgdir, "%s/cg", dir);
-        assert_int_equal(mkdir(cgdir, 0755), 0);
-        int dirfd = open(cgdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        assert_true(dirfd >= 0);
-        write_at(dirfd, "memory.stat", "anon 536870912\nfile 536870912\npgsteal_proactive 0\n");
-        write_at(dirfd, "memory.current", "1073741824\n");
-        write_at(dirfd, "memory.reclaim", "");
-        struct stat st;
-        assert_int_equal(fstat(dirfd, &st), 0);
-
-        struct cgroup *cg;
-        assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &cg), 0);
-        test_give_policy(cg);
-        test_policy_of(cg)->mode = POLICY_MODE_PRESSURE;
-
-        struct actuator *act;
-        assert_int_equal(actuator_new(NULL, capture_job, NULL, &act), 0);
-        struct kernel_caps caps = { .page_size = 4096, .reclaim_swappiness = true };
-        struct report_sink report = {};
-        struct cycle_input in = { .now_usec = 1000000, .caps = &caps, .lrugen_write_fd = -1,
-                                  .report = &report };
+        struct core_fixture f;
+        core_fixture_init(&f, POLICY_MODE_PRESSURE, HALF_AND_HALF);
         const uint64_t grace = 20000000;
-        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
-        assert_false(control_cgroup_reclaiming(cg, in.now_usec, grace));
-        in.now_usec += 2000000;
-        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
+        assert_int_equal(control_cgroup_cycle(f.cg, &f.in, f.act), 0);
+        assert_false(control_cgroup_reclaiming(f.cg, f.in.now_usec, grace));
+        f.in.now_usec += 2000000;
+        assert_int_equal(control_cgroup_cycle(f.cg, &f.in, f.act), 0);
         struct actuator_job *job = captured;
         captured = NULL;
         assert_non_null(job);
         assert_true(actuator_job_result_const(job)->asked_bytes > 0);
-        assert_true(control_cgroup_reclaiming(cg, in.now_usec + 1, grace));
+        assert_true(control_cgroup_reclaiming(f.cg, f.in.now_usec + 1, grace));
 
         /* The trigger fires 500 ms into the job. */
-        uint64_t stop = in.now_usec + 500000;
-        control_cgroup_note_stall(cg, stop, 1, CONTROL_STOP_PRESSURE);
-        assert_false(control_cgroup_reclaiming(cg, stop, grace));
+        uint64_t stop = f.in.now_usec + 500000;
+        control_cgroup_note_stop(f.cg, &(struct control_stop) {
+                .reason = CONTROL_STOP_PRESSURE, .now_usec = stop, .n_stopped = 1 });
+        assert_false(control_cgroup_reclaiming(f.cg, stop, grace));
         struct control_snapshot snap;
-        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        assert_int_equal(control_cgroup_snapshot(f.cg, &snap), 0);
         assert_int_equal(snap.pressure_stops, 1);
         assert_int_equal(snap.stopped_jobs, 1);
         assert_int_equal(snap.first_stop_usec, stop);
         assert_int_equal(snap.last_write_usec, 0);
 
         /* Its chunk in flight returns 300 ms later: that is the last write. */
-        write_at(dirfd, "memory.stat", "anon 532676608\nfile 536870912\npgsteal_proactive 1024\n");
+        write_at(f.dirfd, "memory.stat",
+                 "anon 532676608\nfile 536870912\npgsteal_proactive 1024\n");
         actuator_job_result(job)->finished_usec = stop + 300000;
-        control_job_done(cg, job, &report);
-        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        control_job_done(f.cg, job, &f.report);
+        assert_int_equal(control_cgroup_snapshot(f.cg, &snap), 0);
         assert_int_equal(snap.last_write_usec, stop + 300000);
         assert_int_equal(snap.actions, 1);
-        assert_false(control_cgroup_reclaiming(cg, stop + 300000, grace));
+        assert_false(control_cgroup_reclaiming(f.cg, stop + 300000, grace));
 
-        actuator_free(act);
-        control_cgroup_free(cg);
-        cgroup_free(cg);
-        close(dirfd);
-        char cmd[64];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        assert_int_equal(system(cmd), 0);
+        core_fixture_done(&f);
 }
 
 /* An actuator whose cgroup directory has a FIFO for memory.reclaim: the worker blocks in the
@@ -442,71 +372,45 @@ static void test_reclaim_interrupted(void **state) {
         assert_int_equal(rmdir(dir), 0);
 }
 
-/* A cgroup's job record comes with its first job (control.c, acts_get()): dry-run cycles that
+/* A cgroup's job record comes with its first job (control_acts_get()): dry-run cycles that
  * decide a TMO step every time leave the state's size as the first cycle made it and show no
  * counts; the first real job adds the record, and what it did is counted in it. */
 static void test_job_record_with_first_job(void **state) {
-        char dir[] = "/tmp/mglrud-test-control.XXXXXX";
-        assert_non_null(mkdtemp(dir));
-        char cgdir[sizeof dir + 4];
-        snprintf(cgdir, sizeof cgdir, "%s/cg", dir);
-        assert_int_equal(mkdir(cgdir, 0755), 0);
-        int dirfd = open(cgdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        assert_true(dirfd >= 0);
-        write_at(dirfd, "memory.stat", "anon 536870912\nfile 536870912\npgsteal_proactive 0\n");
-        write_at(dirfd, "memory.current", "1073741824\n");
-        write_at(dirfd, "memory.reclaim", "");
-        struct stat st;
-        assert_int_equal(fstat(dirfd, &st), 0);
-        struct cgroup *cg;
-        assert_int_equal(cgroup_new(dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &cg), 0);
-        test_give_policy(cg);
-        test_policy_of(cg)->mode = POLICY_MODE_PRESSURE;
-        struct actuator *act;
-        assert_int_equal(actuator_new(NULL, capture_job, NULL, &act), 0);
-        struct kernel_caps caps = { .page_size = 4096, .reclaim_swappiness = true };
-        struct report_sink report = {};
-        struct cycle_input in = { .now_usec = 1000000, .caps = &caps, .lrugen_write_fd = -1,
-                                  .report = &report, .dry_run = true };
-        captured = NULL; /* what earlier tests left */
+        struct core_fixture f;
+        core_fixture_init(&f, POLICY_MODE_PRESSURE, HALF_AND_HALF);
+        f.in.dry_run = true;
 
-        assert_int_equal(control_cgroup_state_bytes(cg), 0);
-        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
-        size_t sampled = control_cgroup_state_bytes(cg);
+        assert_int_equal(control_cgroup_state_bytes(f.cg), 0);
+        assert_int_equal(control_cgroup_cycle(f.cg, &f.in, f.act), 0);
+        size_t sampled = control_cgroup_state_bytes(f.cg);
         assert_true(sampled > 0);
         struct control_snapshot snap;
         for (int i = 0; i < 3; i++) {
-                in.now_usec += 2000000;
-                assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
+                f.in.now_usec += 2000000;
+                assert_int_equal(control_cgroup_cycle(f.cg, &f.in, f.act), 0);
                 assert_null(captured);
-                assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+                assert_int_equal(control_cgroup_snapshot(f.cg, &snap), 0);
                 assert_string_equal(snap.reason, "tmo-step"); /* decided, not written */
-                assert_int_equal(control_cgroup_state_bytes(cg), sampled);
+                assert_int_equal(control_cgroup_state_bytes(f.cg), sampled);
         }
         assert_int_equal(snap.actions, 0);
 
-        in.dry_run = false;
-        in.now_usec += 2000000;
-        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
+        f.in.dry_run = false;
+        f.in.now_usec += 2000000;
+        assert_int_equal(control_cgroup_cycle(f.cg, &f.in, f.act), 0);
         assert_non_null(captured);
-        assert_true(control_cgroup_state_bytes(cg) > sampled);
+        assert_true(control_cgroup_state_bytes(f.cg) > sampled);
         struct actuator_job *j = captured;
         captured = NULL;
         actuator_run_job(j, NULL);
-        write_at(dirfd, "memory.stat", "anon 536862720\nfile 536870912\npgsteal_proactive 2\n");
-        control_job_done(cg, j, &report);
-        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        write_at(f.dirfd, "memory.stat", "anon 536862720\nfile 536870912\npgsteal_proactive 2\n");
+        control_job_done(f.cg, j, &f.report);
+        assert_int_equal(control_cgroup_snapshot(f.cg, &snap), 0);
         assert_int_equal(snap.actions, 1);
         assert_int_equal(snap.reclaimed_bytes[LRUGEN_ANON], 8192);
-        assert_int_equal(control_cgroup_reclaimed_bytes(cg), 8192);
+        assert_int_equal(control_cgroup_reclaimed_bytes(f.cg), 8192);
 
-        actuator_free(act);
-        control_cgroup_free(cg);
-        cgroup_free(cg);
-        close(dirfd);
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        assert_int_equal(system(cmd), 0);
+        core_fixture_done(&f);
 }
 
 int main(void) {

@@ -18,9 +18,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "core-fixture.h"
 #include "mglrud/core/actuator.h"
 #include "mglrud/core/control.h"
 #include "mglrud/shared/macro.h"
+
+#include "brake-fixture.h"
 
 #define CHUNK ((uint64_t) ACTUATOR_CHUNK_PAGES * 4096)
 
@@ -64,7 +67,7 @@ static struct actuator_job *run_guarded(struct fake_refaults *f, double share) {
 
         struct actuator *a;
         assert_int_equal(actuator_new(NULL, on_done, NULL, &a), 0);
-        actuator_set_refault_source(a, &(struct actuator_refault_source) { fake_read, f });
+        struct brakes *brakes = brakes_with_source(a, "refault-guard", fake_read, f);
         struct decision d = { .n_reclaims = 1 };
         d.reclaims[0].bytes = 8 * CHUNK;
         d.reclaims[0].swappiness = 0;
@@ -75,6 +78,7 @@ static struct actuator_job *run_guarded(struct fake_refaults *f, double share) {
         assert_int_equal(actuator_submit(a, j), 0);
         assert_non_null(done_job);
         actuator_free(a);
+        brakes_free(brakes);
         assert_int_equal(unlinkat(dirfd, "memory.reclaim", 0), 0);
         close(dirfd);
         assert_int_equal(rmdir(dir), 0);
@@ -89,13 +93,25 @@ static void test_burst_stops_within_one_chunk(void **state) {
         const uint64_t pages[] = { 1000, 1000, 1010, 1600 };
         struct fake_refaults f = { .cgroup_id = 42, .pages = pages, .n_pages = ELEMENTSOF(pages) };
         struct actuator_job *j = run_guarded(&f, 0.25);
-        assert_true(actuator_job_result_const(j)->refault_stopped);
+        assert_int_equal(actuator_job_result_const(j)->brake, brake_number("refault-guard"));
         assert_true(actuator_job_result_const(j)->cancelled);
-        assert_false(actuator_job_result_const(j)->stall_stopped);
+        assert_true(actuator_job_result_const(j)->brake != brake_number("stall-guard"));
         assert_int_equal(actuator_job_result_const(j)->asked_bytes, 2 * CHUNK);
-        assert_int_equal(actuator_job_result_const(j)->refault_pages, 600);
-        assert_int_equal(actuator_job_result_const(j)->refault_limit_pages, 512);
+        assert_int_equal(reading_of(j, "refault-guard")->seen, 600);
+        assert_int_equal(reading_of(j, "refault-guard")->limit, 512);
         assert_int_equal(f.reads, 4);
+        actuator_job_free(j);
+}
+
+/* A count that goes backwards (its map entry recycled) is the job's new base: the burst is
+ * measured from there, and the job ends at the check before the third chunk, not the second. */
+static void test_count_backwards_rebases(void **state) {
+        const uint64_t pages[] = { 1000, 1000, 10, 700 };
+        struct fake_refaults f = { .cgroup_id = 42, .pages = pages, .n_pages = ELEMENTSOF(pages) };
+        struct actuator_job *j = run_guarded(&f, 0.25);
+        assert_int_equal(actuator_job_result_const(j)->brake, brake_number("refault-guard"));
+        assert_int_equal(actuator_job_result_const(j)->asked_bytes, 2 * CHUNK);
+        assert_int_equal(reading_of(j, "refault-guard")->seen, 690);
         actuator_job_free(j);
 }
 
@@ -108,11 +124,11 @@ static void test_under_limit_goes_on(void **state) {
                                    5 + 1792 };
         struct fake_refaults f = { .cgroup_id = 9, .pages = pages, .n_pages = ELEMENTSOF(pages) };
         struct actuator_job *j = run_guarded(&f, 0.25);
-        assert_false(actuator_job_result_const(j)->refault_stopped);
+        assert_int_equal(actuator_job_result_const(j)->brake, 0);
         assert_false(actuator_job_result_const(j)->cancelled);
         assert_int_equal(actuator_job_result_const(j)->asked_bytes, 8 * CHUNK);
-        assert_int_equal(actuator_job_result_const(j)->refault_pages, 1792);
-        assert_int_equal(actuator_job_result_const(j)->refault_limit_pages, 1792);
+        assert_int_equal(reading_of(j, "refault-guard")->seen, 1792);
+        assert_int_equal(reading_of(j, "refault-guard")->limit, 1792);
         assert_int_equal(f.reads, 9);
         actuator_job_free(j);
 
@@ -120,7 +136,7 @@ static void test_under_limit_goes_on(void **state) {
         const uint64_t burst[] = { 0, UINT64_C(1) << 40 };
         f = (struct fake_refaults) { .cgroup_id = 9, .pages = burst, .n_pages = ELEMENTSOF(burst) };
         j = run_guarded(&f, 0);
-        assert_false(actuator_job_result_const(j)->refault_stopped);
+        assert_int_equal(actuator_job_result_const(j)->brake, 0);
         assert_int_equal(actuator_job_result_const(j)->asked_bytes, 8 * CHUNK);
         assert_int_equal(f.reads, 0);
         actuator_job_free(j);
@@ -132,14 +148,12 @@ static void test_read_error_skips(void **state) {
         struct fake_refaults f = { .cgroup_id = 7, .pages = pages, .n_pages = ELEMENTSOF(pages),
                                    .error = -EBADF };
         struct actuator_job *j = run_guarded(&f, 0.25);
-        assert_false(actuator_job_result_const(j)->refault_stopped);
+        assert_int_equal(actuator_job_result_const(j)->brake, 0);
         assert_false(actuator_job_result_const(j)->cancelled);
         assert_int_equal(actuator_job_result_const(j)->asked_bytes, 8 * CHUNK);
         assert_true(f.reads > 1);
         actuator_job_free(j);
 }
-
-#include "guard-fixture.h"
 
 /* The share: a quarter of the file part of the plan; none without file pages. */
 static void test_share(void **state) {
@@ -156,22 +170,11 @@ static void test_share(void **state) {
  * (none without); a refault stop counts as one, neither as a stall-guard nor a pressure stop,
  * and raises T like them. */
 static void test_cycle_share_and_stop(void **state) {
-        char dir[] = "/tmp/mglrud-test-refault-guard.XXXXXX";
-        int dirfd;
-        struct cgroup *cg = pressure_cgroup_new(dir, "anon 0\nfile 1073741824\npgsteal_proactive 0\n", &dirfd);
-
-        struct actuator *act;
-        assert_int_equal(actuator_new(NULL, capture_job, NULL, &act), 0);
-        struct kernel_caps caps = { .page_size = 4096, .reclaim_swappiness = true };
-        struct report_sink report = {};
-        struct cycle_input in = { .now_usec = 1000000, .caps = &caps, .lrugen_write_fd = -1,
-                                  .report = &report, .interval_usec = 10000000,
-                                  .refault_guard = true };
-        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
-        assert_null(captured);
-        in.now_usec += 2000000;
-        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
-        assert_non_null(captured);
+        struct core_fixture f;
+        core_fixture_init(&f, POLICY_MODE_PRESSURE,
+                          "anon 0\nfile 1073741824\npgsteal_proactive 0\n");
+        f.in.refault_guard = true;
+        core_fixture_first_job(&f);
         assert_true(actuator_job_decision(captured)->planned_bytes[LRUGEN_FILE] > 0);
         struct decision d = {};
         memcpy(d.planned_bytes, actuator_job_decision(captured)->planned_bytes, sizeof d.planned_bytes);
@@ -179,11 +182,12 @@ static void test_cycle_share_and_stop(void **state) {
         assert_true(actuator_job_limits(captured).refault_share == control_refault_guard_share(&d));
         assert_int_equal(actuator_job_limits(captured).stall_limit_ns, 0);
 
-        control_cgroup_note_refault_burst(cg, in.now_usec, 600, 512);
-        control_cgroup_note_stall(cg, in.now_usec, 1, CONTROL_STOP_REFAULT_BURST);
-        control_job_done(cg, TAKE_PTR(captured), &report);
+        control_cgroup_note_stop(f.cg, &(struct control_stop) {
+                .reason = CONTROL_STOP_REFAULT_BURST, .now_usec = f.in.now_usec, .n_stopped = 1,
+                .refault_pages = 600, .refault_limit_pages = 512 });
+        control_job_done(f.cg, TAKE_PTR(captured), &f.report);
         struct control_snapshot snap;
-        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        assert_int_equal(control_cgroup_snapshot(f.cg, &snap), 0);
         assert_int_equal(snap.refault_guard_stops, 1);
         assert_int_equal(snap.refault_guard_jobs, 1);
         assert_int_equal(snap.guard_stops, 0);
@@ -191,34 +195,29 @@ static void test_cycle_share_and_stop(void **state) {
         assert_int_equal(snap.stopped_jobs, 1);
         assert_int_equal(snap.refault_guard_last_pages, 600);
         assert_int_equal(snap.refault_guard_last_limit, 512);
-        assert_int_equal(snap.refault_guard_last_stop_usec, in.now_usec);
+        assert_int_equal(snap.refault_guard_last_stop_usec, f.in.now_usec);
 
         /* Without the guard, no share. */
-        in.refault_guard = false;
-        in.now_usec += 20000000;
+        f.in.refault_guard = false;
+        f.in.now_usec += 20000000;
         for (int i = 0; i < 10 && !captured; i++) {
-                assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
-                in.now_usec += 10000000;
+                assert_int_equal(control_cgroup_cycle(f.cg, &f.in, f.act), 0);
+                f.in.now_usec += 10000000;
         }
         assert_non_null(captured);
         assert_true(actuator_job_decision(captured)->planned_bytes[LRUGEN_FILE] > 0);
         assert_true(actuator_job_limits(captured).refault_share == 0);
         actuator_job_free(TAKE_PTR(captured));
-        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        assert_int_equal(control_cgroup_snapshot(f.cg, &snap), 0);
         assert_int_equal(snap.refault_guard_jobs, 1); /* the guard did not watch that one */
 
-        actuator_free(act);
-        control_cgroup_free(cg);
-        cgroup_free(cg);
-        close(dirfd);
-        char cmd[80];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        assert_int_equal(system(cmd), 0);
+        core_fixture_done(&f);
 }
 
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_burst_stops_within_one_chunk),
+                cmocka_unit_test(test_count_backwards_rebases),
                 cmocka_unit_test(test_under_limit_goes_on),
                 cmocka_unit_test(test_read_error_skips),
                 cmocka_unit_test(test_share),

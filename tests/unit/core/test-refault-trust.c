@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "core-fixture.h"
 #include "mglrud/core/control.h"
 #include "mglrud/shared/log.h"
 #include "test-policy.h"
@@ -57,9 +58,7 @@ static int setup(void **state) {
 }
 
 static int teardown(void **state) {
-        char cmd[PATH_MAX];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        assert_int_equal(system(cmd), 0);
+        assert_int_equal(rm_tree(dir), 0);
         return 0;
 }
 

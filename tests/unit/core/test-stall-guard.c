@@ -17,10 +17,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "core-fixture.h"
 #include "mglrud/core/actuator.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/pressure-trigger.h"
 #include "mglrud/shared/macro.h"
+
+#include "brake-fixture.h"
 
 #define CHUNK ((uint64_t) ACTUATOR_CHUNK_PAGES * 4096)
 #define LIMIT_NS (UINT64_C(50) * 1000 * 1000)
@@ -63,7 +66,7 @@ static struct actuator_job *run_guarded(const char *dir, struct fake_stall *f, u
 
         struct actuator *a;
         assert_int_equal(actuator_new(NULL, on_done, NULL, &a), 0);
-        actuator_set_stall_source(a, &(struct actuator_stall_source) { fake_read, f });
+        struct brakes *brakes = brakes_with_source(a, "stall-guard", fake_read, f);
         struct decision d = { .n_reclaims = 1 };
         d.reclaims[0].bytes = 8 * CHUNK;
         d.reclaims[0].swappiness = -1;
@@ -74,6 +77,7 @@ static struct actuator_job *run_guarded(const char *dir, struct fake_stall *f, u
         assert_int_equal(actuator_submit(a, j), 0);
         assert_non_null(done_job);
         actuator_free(a);
+        brakes_free(brakes);
         close(dirfd);
         return TAKE_PTR(done_job);
 }
@@ -87,10 +91,10 @@ static void test_burst_stops_within_one_chunk(void **state) {
         const uint64_t ns[] = { 7000000, 7000000, 9000000, 67000001 };
         struct fake_stall f = { .cgroup_id = 42, .ns = ns, .n_ns = ELEMENTSOF(ns) };
         struct actuator_job *j = run_guarded(dir, &f, LIMIT_NS);
-        assert_true(actuator_job_result_const(j)->stall_stopped);
+        assert_int_equal(actuator_job_result_const(j)->brake, brake_number("stall-guard"));
         assert_true(actuator_job_result_const(j)->cancelled);
         assert_int_equal(actuator_job_result_const(j)->asked_bytes, 2 * CHUNK);
-        assert_int_equal(actuator_job_result_const(j)->stall_ns, 60000001);
+        assert_int_equal(reading_of(j, "stall-guard")->seen, 60000001);
         assert_int_equal(f.reads, 4);
         actuator_job_free(j);
 
@@ -98,15 +102,13 @@ static void test_burst_stops_within_one_chunk(void **state) {
         const uint64_t at[] = { 0, LIMIT_NS };
         f = (struct fake_stall) { .cgroup_id = 42, .ns = at, .n_ns = ELEMENTSOF(at) };
         j = run_guarded(dir, &f, LIMIT_NS);
-        assert_false(actuator_job_result_const(j)->stall_stopped);
+        assert_int_equal(actuator_job_result_const(j)->brake, 0);
         assert_false(actuator_job_result_const(j)->cancelled);
         assert_int_equal(actuator_job_result_const(j)->asked_bytes, 8 * CHUNK);
-        assert_int_equal(actuator_job_result_const(j)->stall_ns, LIMIT_NS);
+        assert_int_equal(reading_of(j, "stall-guard")->seen, LIMIT_NS);
         actuator_job_free(j);
 
-        char cmd[64];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        assert_int_equal(system(cmd), 0);
+        assert_int_equal(rm_tree(dir), 0);
 }
 
 /* No limit (no guard for this job), or a source that cannot be read: every chunk is written. */
@@ -116,7 +118,7 @@ static void test_no_limit_or_unreadable(void **state) {
         const uint64_t ns[] = { 0, UINT64_C(1) << 40 };
         struct fake_stall f = { .cgroup_id = 7, .ns = ns, .n_ns = ELEMENTSOF(ns) };
         struct actuator_job *j = run_guarded(dir, &f, 0);
-        assert_false(actuator_job_result_const(j)->stall_stopped);
+        assert_int_equal(actuator_job_result_const(j)->brake, 0);
         assert_int_equal(actuator_job_result_const(j)->asked_bytes, 8 * CHUNK);
         assert_int_equal(f.reads, 0);
         actuator_job_free(j);
@@ -124,76 +126,56 @@ static void test_no_limit_or_unreadable(void **state) {
         f = (struct fake_stall) { .cgroup_id = 7, .ns = ns, .n_ns = ELEMENTSOF(ns),
                                   .error = -EBADF };
         j = run_guarded(dir, &f, LIMIT_NS);
-        assert_false(actuator_job_result_const(j)->stall_stopped);
+        assert_int_equal(actuator_job_result_const(j)->brake, 0);
         assert_false(actuator_job_result_const(j)->cancelled);
         assert_int_equal(actuator_job_result_const(j)->asked_bytes, 8 * CHUNK);
         assert_true(f.reads > 1);
         actuator_job_free(j);
 
-        char cmd[64];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        assert_int_equal(system(cmd), 0);
+        assert_int_equal(rm_tree(dir), 0);
 }
-
-#include "guard-fixture.h"
-#include "test-policy.h"
 
 /* A cycle's reclaim job carries the limit the PSI trigger would use within its window when the
  * guard is loaded (none without); a guard stop counts as a guard stop, not a pressure stop, and
  * raises T like one. */
 static void test_cycle_limit_and_guard_stop(void **state) {
-        char dir[] = "/tmp/mglrud-test-guard.XXXXXX";
-        int dirfd;
-        struct cgroup *cg = pressure_cgroup_new(dir, "anon 536870912\nfile 536870912\npgsteal_proactive 0\n", &dirfd);
-
-        struct actuator *act;
-        assert_int_equal(actuator_new(NULL, capture_job, NULL, &act), 0);
-        struct kernel_caps caps = { .page_size = 4096, .reclaim_swappiness = true };
-        struct report_sink report = {};
-        struct cycle_input in = { .now_usec = 1000000, .caps = &caps, .lrugen_write_fd = -1,
-                                  .report = &report, .interval_usec = 10000000,
-                                  .stall_guard = true };
-        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
-        assert_null(captured);
-        in.now_usec += 2000000;
-        assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
-        assert_non_null(captured);
-        uint64_t want = policy_trigger_stall_usec(cg->policy->pressure_target, in.interval_usec,
+        struct core_fixture f;
+        core_fixture_init(&f, POLICY_MODE_PRESSURE,
+                          "anon 536870912\nfile 536870912\npgsteal_proactive 0\n");
+        f.in.stall_guard = true;
+        core_fixture_first_job(&f);
+        uint64_t want = policy_trigger_stall_usec(f.cg->policy->pressure_target,
+                                                  f.in.interval_usec,
                                                   PRESSURE_TRIGGER_WINDOW_USEC) * 1000;
         assert_true(want > 0);
         assert_int_equal(actuator_job_limits(captured).stall_limit_ns, want);
 
-        control_cgroup_note_guard_stall(cg, in.now_usec, want + 1);
-        control_cgroup_note_stall(cg, in.now_usec, 1, CONTROL_STOP_RECLAIM_STALL);
-        control_job_done(cg, TAKE_PTR(captured), &report);
+        control_cgroup_note_stop(f.cg, &(struct control_stop) {
+                .reason = CONTROL_STOP_RECLAIM_STALL, .now_usec = f.in.now_usec, .n_stopped = 1,
+                .stall_ns = want + 1 });
+        control_job_done(f.cg, TAKE_PTR(captured), &f.report);
         struct control_snapshot snap;
-        assert_int_equal(control_cgroup_snapshot(cg, &snap), 0);
+        assert_int_equal(control_cgroup_snapshot(f.cg, &snap), 0);
         assert_int_equal(snap.guard_stops, 1);
         assert_int_equal(snap.pressure_stops, 0);
         assert_int_equal(snap.stopped_jobs, 1);
         assert_int_equal(snap.guard_last_stall_ns, want + 1);
-        assert_int_equal(snap.last_stop_usec, in.now_usec);
-        assert_int_equal(snap.guard_last_stop_usec, in.now_usec);
+        assert_int_equal(snap.last_stop_usec, f.in.now_usec);
+        assert_int_equal(snap.guard_last_stop_usec, f.in.now_usec);
 
         /* Without the guard, no limit. */
-        in.stall_guard = false;
-        in.now_usec += 20000000;
-        write_at(dirfd, "memory.stat", "anon 536870912\nfile 536870912\npgsteal_proactive 0\n");
+        f.in.stall_guard = false;
+        f.in.now_usec += 20000000;
+        write_at(f.dirfd, "memory.stat", "anon 536870912\nfile 536870912\npgsteal_proactive 0\n");
         for (int i = 0; i < 10 && !captured; i++) {
-                assert_int_equal(control_cgroup_cycle(cg, &in, act), 0);
-                in.now_usec += 10000000;
+                assert_int_equal(control_cgroup_cycle(f.cg, &f.in, f.act), 0);
+                f.in.now_usec += 10000000;
         }
         assert_non_null(captured);
         assert_int_equal(actuator_job_limits(captured).stall_limit_ns, 0);
         actuator_job_free(TAKE_PTR(captured));
 
-        actuator_free(act);
-        control_cgroup_free(cg);
-        cgroup_free(cg);
-        close(dirfd);
-        char cmd[64];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        assert_int_equal(system(cmd), 0);
+        core_fixture_done(&f);
 }
 
 int main(void) {

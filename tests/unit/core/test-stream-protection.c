@@ -24,6 +24,7 @@
 
 #include <linux/types.h>
 
+#include "core-fixture.h"
 #include "daemon/core/bpf/page-cache-inserts.h"
 #include "daemon/core/stream-events.h"
 #include "mglrud/core/control.h"
@@ -83,9 +84,7 @@ static int setup(void **state) {
 }
 
 static int teardown(void **state) {
-        char cmd[PATH_MAX + 16];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        assert_int_equal(system(cmd), 0);
+        assert_int_equal(rm_tree(dir), 0);
         return 0;
 }
 

@@ -78,7 +78,7 @@ static int setup(void **state) {
         uint64_t now = now_monotonic_usec();
         assert_int_equal(manager_cycle(&f->m, now), 0);
         assert_int_equal(manager_cycle(&f->m, now + USEC_PER_SEC), 0);
-        assert_int_equal(f->m.n_cgroups, 2);
+        assert_int_equal(manager_n_cgroups(&f->m), 2);
 
         assert_int_equal(bus_server_new(&f->m, f->e, f->runtime_dir, reload, &f->b), 0);
         assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, pair),

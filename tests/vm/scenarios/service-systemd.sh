@@ -1,6 +1,8 @@
 # service-systemd: the Debian package under systemd as PID 1 (Debian 12 root disk, 7.3 kernel).
 # run-scenario: --root-disk
-# dpkg -i enables and starts the service; then, with cold anon memory in vmtest.slice managed by
+# dpkg -i enables and starts the service (the packaged 10-first-look.conf advises on every top-level
+# slice; a workload in firstlook.slice gets its savings shown by mglructl advise at the end, and
+# one ageing of it is timed); then, with cold anon memory in vmtest.slice managed by
 # a drop-in: start through Type=notify with STATUS=, an eviction under the unit's sandboxing
 # (pgsteal_proactive grows, memory.current falls), BPF stream protection, reload of a changed and
 # of a broken drop-in, the watchdog restarting a stopped daemon (WatchdogSec=10s by a drop-in,
@@ -42,17 +44,35 @@ journal_since() { journalctl -u mglrud -q --no-pager 2>/dev/null | tail -n +$(( 
 result system_state "$(timeout 60 systemctl is-system-running --wait 2>&1)"
 result systemd "$(systemctl --version | head -n 1)"
 
-# --- install: dpkg -i enables and starts the service; the shipped configuration manages nothing.
+# --- install: dpkg -i enables and starts the service; the shipped configuration advises on the
+# top-level slices (10-first-look.conf): system.slice at least, in Mode=advise.
 dpkg -i "$DEB" > /tmp/dpkg-i.log 2>&1; rc=$?
 result_file dpkg-i.log /tmp/dpkg-i.log
 en=$(systemctl is-enabled mglrud 2>&1); act=$(systemctl is-active mglrud 2>&1)
-ctl status > /tmp/status-installed.txt 2>&1
+for _ in $(seq 20); do # its first cycle may not have run yet
+	ctl status > /tmp/status-installed.txt 2>&1
+	grep -qE "^/system.slice +advise " /tmp/status-installed.txt && break
+	sleep 1
+done
 result_file status-installed.txt /tmp/status-installed.txt
-[ $rc = 0 ] && [ "$en" = enabled ] && [ "$act" = active ] && grep -q "Managing 0 cgroups" /tmp/status-installed.txt
+[ $rc = 0 ] && [ "$en" = enabled ] && [ "$act" = active ] &&
+	grep -qE "^/system.slice +advise " /tmp/status-installed.txt
 check install $? "dpkg -i rc=$rc, $en, $act, $(head -n 1 /tmp/status-installed.txt)"
 [ -f /usr/share/dbus-1/system.d/org.mglrud.Manager1.conf ] && [ -x /usr/sbin/mglrud ] && [ -x /usr/bin/mglructl ] &&
-	grep -q '^/etc/mglrud/mglrud.conf$' /var/lib/dpkg/info/mglrud.conffiles
-check files $? "mglrud, mglructl, D-Bus policy, conffile /etc/mglrud/mglrud.conf"
+	grep -q '^/etc/mglrud/mglrud.conf$' /var/lib/dpkg/info/mglrud.conffiles &&
+	grep -q '^/etc/mglrud/mglrud.conf.d/10-first-look.conf$' /var/lib/dpkg/info/mglrud.conffiles
+check files $? "mglrud, mglructl, D-Bus policy, conffiles mglrud.conf and mglrud.conf.d/10-first-look.conf"
+
+# --- the first ten minutes: a workload in a slice no one configured. The packaged drop-in
+# advises on it; at the end (after the checks below, minutes later) `mglructl advise` must
+# say what it would free and which drop-in acts on it.
+FL_CG=firstlook.slice
+systemd-run --scope --quiet --slice="$FL_CG" --unit=firstlookwl \
+	anon-tiers --cold 192 --warm 8 --hot 8 --warm-interval 5 --duration 0 --report 5 \
+	> /tmp/fl.log 2>&1 &
+FL=$!
+wait_event /tmp/fl.log ready 120 || fail "anon-tiers did not start in $FL_CG"
+fl_t0=$(date +%s)
 
 # --- the workload: cold anon in a scope of vmtest.slice, which the drop-in below manages.
 systemd-run --scope --quiet --slice="$CG" --unit="$WL_UNIT" -p MemoryMax=600M \
@@ -218,6 +238,34 @@ exposure=$(grep -m1 "Overall exposure level" /tmp/security.txt | sed 's/^.*mglru
 result exposure "$exposure"
 [ -n "$exposure" ]
 check security $? "systemd-analyze security: $exposure"
+
+# --- the first ten minutes, continued: firstlook.slice was only advised on (its memory is all
+# resident); mglructl advise says what it would free and prints the drop-in for it.
+fl_advise() { ctl advise > /tmp/advise-first-look.txt 2>&1; }
+fl_known() { grep -qE "^  /$FL_CG +[0-9.]+[KMGT]? \(" /tmp/advise-first-look.txt; }
+while fl_advise; ! fl_known && [ $(( $(date +%s) - fl_t0 )) -lt 300 ]; do sleep 10; done
+fl_s=$(( $(date +%s) - fl_t0 ))
+result_file advise-first-look.txt /tmp/advise-first-look.txt
+fl_line=$(grep -E "^  /$FL_CG " /tmp/advise-first-look.txt | tr -s ' ')
+fl_swap=$(cg_read "$FL_CG" memory.swap.current)
+fl_steal=$(cg_stat "$FL_CG" pgsteal_proactive)
+result first_look "after ${fl_s}s:$fl_line; swap ${fl_swap}, pgsteal_proactive ${fl_steal}"
+fl_known && grep -qF "/etc/mglrud/mglrud.conf.d/50-$FL_CG.conf" /tmp/advise-first-look.txt &&
+	grep -qx "  \[/$FL_CG\]" /tmp/advise-first-look.txt && [ "$fl_swap" = 0 ] && [ "$fl_steal" = 0 ]
+check first_look $? "after ${fl_s}s:$fl_line; nothing evicted (swap $fl_swap, pgsteal_proactive $fl_steal)"
+# The cost of the advice is the ageing: one "+" on lru_gen walks the cgroup's page tables. Timed
+# here by hand, three times, in the shell that writes it (the kernel CPU of the write).
+fl_id=$(cg_inode "$FL_CG")
+fl_cur=$(cg_read "$FL_CG" memory.current)
+fl_ms=""
+for _ in 1 2 3; do
+	seq=$(lru_gen_max_seq "$fl_id")
+	ms=$(bash -c "echo '+ $fl_id 0 $seq' > $LRU_GEN && times" 2>/dev/null |
+		awk 'NR == 1 { split($2, t, "m"); sub("s", "", t[2]); printf "%d", (t[1] * 60 + t[2]) * 1000 }')
+	fl_ms="$fl_ms ${ms:-?}"
+done
+result ageing_cost "one ageing of $FL_CG ($(mib "$fl_cur") MiB): kernel CPU ms$fl_ms"
+kill "$FL" 2>/dev/null
 
 # --- purge: the package's files go, the administrator's drop-in stays.
 kill "$WL" 2>/dev/null

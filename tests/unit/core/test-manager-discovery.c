@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Discovery through the manager (core/manager-discovery.c, core/manager.c): a fixture cgroup
+ * tree in a temporary directory, manager_start() and manager_cycle() as --once runs them (no
+ * event loop, dry-run), cgroups created and removed between cycles. Which cgroups are managed
+ * follows the sections (Mode=off and no section: not managed), a new one is found by the next
+ * cycle (inotify) or by the periodic rescan, a removed one is released, a renamed one keeps its
+ * id, an unmanaged child is covered by its managed parent. */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "mglrud/core/manager.h"
+#include "mglrud/shared/log.h"
+#include "mglrud/shared/time.h"
+
+/* The periodic rescan's interval is 60 s (manager-discovery.c): a cycle this much later walks
+ * the tree whatever inotify said. */
+#define PAST_RESCAN_USEC (61 * USEC_PER_SEC)
+
+struct tree {
+        char dir[64];               /* the temporary directory: cgroup/, proc/, mglrud.conf */
+        char cgroup_root[96], proc_root[96], debugfs_root[96], conf[96], dropins[96];
+        struct manager m;
+        uint64_t now;
+};
+
+static void write_file(const char *dir, const char *name, const char *text) {
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s/%s", dir, name);
+        int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, text, strlen(text)), (ssize_t) strlen(text));
+        assert_int_equal(close(fd), 0);
+}
+
+/* Makes the cgroup directory rel under the tree's cgroup root: with the memory files of a small
+ * idle cgroup, or none (no memory controller) when files is false. */
+static void make_cgroup(struct tree *t, const char *rel, bool files) {
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s%s", t->cgroup_root, rel);
+        assert_int_equal(mkdir(p, 0755), 0);
+        if (!files)
+                return;
+        write_file(p, "memory.stat", "anon 1048576\nfile 1048576\n");
+        write_file(p, "memory.current", "2097152\n");
+        write_file(p, "memory.min", "0\n");
+        write_file(p, "memory.low", "0\n");
+        write_file(p, "memory.high", "max\n");
+        write_file(p, "memory.max", "max\n");
+        write_file(p, "memory.swap.current", "0\n");
+        write_file(p, "memory.swap.max", "max\n");
+        write_file(p, "memory.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+                                         "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
+        write_file(p, "memory.reclaim", "");
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        return remove(path) < 0 ? -errno : 0;
+}
+
+/* Removes path and everything below it (a cgroup's files first, as rmdir needs). */
+static void remove_tree(const char *path) {
+        assert_int_equal(nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+static void remove_cgroup(struct tree *t, const char *rel) {
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s%s", t->cgroup_root, rel);
+        remove_tree(p);
+}
+
+static void rename_cgroup(struct tree *t, const char *from, const char *to) {
+        char a[PATH_MAX], b[PATH_MAX];
+        snprintf(a, sizeof a, "%s%s", t->cgroup_root, from);
+        snprintf(b, sizeof b, "%s%s", t->cgroup_root, to);
+        assert_int_equal(rename(a, b), 0);
+}
+
+/* Returns the cgroup id (the directory's inode) of rel. */
+static uint64_t cgroup_id_of(const struct tree *t, const char *rel) {
+        char p[PATH_MAX];
+        struct stat st;
+        snprintf(p, sizeof p, "%s%s", t->cgroup_root, rel);
+        assert_int_equal(stat(p, &st), 0);
+        return st.st_ino;
+}
+
+static void no_action(void *userdata, const struct action_report *r) {
+        fail_msg("dry-run acted on %s", r->cgroup);
+}
+
+static void no_advice(void *userdata, const char *cgroup, const char *section,
+                      const struct decision_summary *d, bool would_act) {
+}
+
+/* No BPF: stream protection and the own refault count stay off (they are not discovery). */
+static const char config_text[] =
+        "[Daemon]\n"
+        "RefaultCheck=no\n"
+        "\n"
+        "[Defaults]\n"
+        "StreamProtection=no\n"
+        "MinColdAge=10s\n"
+        "MaxColdAge=10s\n"
+        "\n"
+        "[/apps/*]\n"
+        "Mode=advise\n"
+        "\n"
+        "[/apps/off]\n"
+        "Mode=off\n";
+
+/* Lays out the tree (/apps/a, /apps/b, /apps/off, /apps/nomem without memory files, /other
+ * without a section) and starts a dry-run manager on it without an event loop. */
+static int tree_setup(void **state) {
+        struct tree *t = calloc(1, sizeof *t);
+        assert_non_null(t);
+        snprintf(t->dir, sizeof t->dir, "/tmp/mglrud-test-discovery.XXXXXX");
+        assert_non_null(mkdtemp(t->dir));
+        snprintf(t->cgroup_root, sizeof t->cgroup_root, "%s/cgroup", t->dir);
+        snprintf(t->proc_root, sizeof t->proc_root, "%s/proc", t->dir);
+        snprintf(t->debugfs_root, sizeof t->debugfs_root, "%s/no-debugfs", t->dir);
+        snprintf(t->conf, sizeof t->conf, "%s/mglrud.conf", t->dir);
+        snprintf(t->dropins, sizeof t->dropins, "%s/mglrud.conf.d", t->dir);
+
+        assert_int_equal(mkdir(t->cgroup_root, 0755), 0);
+        write_file(t->cgroup_root, "memory.stat", "anon 0\nfile 0\n");
+        make_cgroup(t, "/apps", false);
+        make_cgroup(t, "/apps/a", true);
+        make_cgroup(t, "/apps/b", true);
+        make_cgroup(t, "/apps/off", true);
+        make_cgroup(t, "/apps/nomem", false);
+        make_cgroup(t, "/other", true);
+
+        char pressure[PATH_MAX];
+        assert_int_equal(mkdir(t->proc_root, 0755), 0);
+        snprintf(pressure, sizeof pressure, "%s/pressure", t->proc_root);
+        assert_int_equal(mkdir(pressure, 0755), 0);
+        write_file(pressure, "memory", "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+                                       "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
+        write_file(t->proc_root, "meminfo", "MemTotal:        8388608 kB\n"
+                                            "MemFree:         4194304 kB\n"
+                                            "MemAvailable:    6291456 kB\n"
+                                            "SwapTotal:             0 kB\n"
+                                            "SwapFree:              0 kB\n");
+        write_file(t->proc_root, "swaps", "Filename\tType\tSize\tUsed\tPriority\n");
+        write_file(t->dir, "mglrud.conf", config_text);
+
+        const struct manager_overrides o = {
+                .cgroup_root = t->cgroup_root,
+                .debugfs_root = t->debugfs_root,
+                .proc_root = t->proc_root,
+                .dry_run = true,
+        };
+        manager_init(&t->m, &o, t->conf, t->dropins);
+        manager_set_report(&t->m, (struct report_sink) { .action = no_action,
+                                                   .advice = no_advice });
+        assert_int_equal(manager_start(&t->m, NULL), 0);
+        /* What manager_start() read set the level; the test's output stays short. */
+        log_set_max_level(LOG_WARNING);
+        t->now = now_monotonic_usec();
+        *state = t;
+        return 0;
+}
+
+static int tree_teardown(void **state) {
+        struct tree *t = *state;
+        manager_done(&t->m);
+        remove_tree(t->dir);
+        free(t);
+        return 0;
+}
+
+/* Runs one cycle after_usec after the last one. */
+static void cycle(struct tree *t, uint64_t after_usec) {
+        t->now += after_usec;
+        assert_int_equal(manager_cycle(&t->m, t->now), 0);
+}
+
+static const struct cgroup *managed(const struct tree *t, const char *path) {
+        return manager_find_path(&t->m, path);
+}
+
+/* The first cycle manages what a section with a mode other than off matches, with that
+ * section, by the directory's inode; nothing without a section or without memory files. */
+static void test_first_cycle_follows_sections(void **state) {
+        struct tree *t = *state;
+        cycle(t, 0);
+
+        assert_int_equal(manager_n_cgroups(&t->m), 2);
+        const struct cgroup *a = managed(t, "/apps/a"), *b = managed(t, "/apps/b");
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_string_equal(a->section->name, "/apps/*");
+        assert_int_equal(a->policy->mode, POLICY_MODE_ADVISE);
+        assert_int_equal(a->id, cgroup_id_of(t, "/apps/a"));
+        assert_null(managed(t, "/apps/off"));   /* Mode=off */
+        assert_null(managed(t, "/apps/nomem")); /* no memory controller */
+        assert_null(managed(t, "/other"));      /* no section */
+        assert_null(managed(t, "/apps"));       /* the glob is one level below it */
+
+        /* Sorted by id, as the completions' lookup needs. */
+        size_t n;
+        struct cgroup *const *cgs = manager_cgroups(&t->m, &n);
+        assert_int_equal(n, 2);
+        assert_true(cgs[0]->id < cgs[1]->id);
+}
+
+/* A cgroup created between two cycles is managed by the next one (inotify, well before the
+ * periodic rescan), and a removed one is released. */
+static void test_mkdir_and_rmdir_between_cycles(void **state) {
+        struct tree *t = *state;
+        cycle(t, 0);
+        const struct cgroup *a = managed(t, "/apps/a");
+
+        make_cgroup(t, "/apps/c", true);
+        remove_cgroup(t, "/apps/b");
+        cycle(t, USEC_PER_SEC);
+
+        assert_int_equal(manager_n_cgroups(&t->m), 2);
+        assert_ptr_equal(managed(t, "/apps/a"), a); /* kept, with its state */
+        assert_non_null(managed(t, "/apps/c"));
+        assert_int_equal(managed(t, "/apps/c")->id, cgroup_id_of(t, "/apps/c"));
+        assert_null(managed(t, "/apps/b"));
+}
+
+/* The periodic rescan finds what inotify did not tell: with the queue drained (a cycle right
+ * after the change is not due), a removal and a creation still show a minute later. */
+static void test_periodic_rescan(void **state) {
+        struct tree *t = *state;
+        cycle(t, 0);
+        /* Drain what inotify says about the changes, and make the next cycle not due. */
+        close(t->m.discovery.inotify_fd);
+        t->m.discovery.inotify_fd = -1;
+        remove_cgroup(t, "/apps/a");
+        make_cgroup(t, "/apps/d", true);
+        cycle(t, USEC_PER_SEC);
+        assert_non_null(managed(t, "/apps/a")); /* not walked yet: no inotify */
+        assert_null(managed(t, "/apps/d"));
+
+        cycle(t, PAST_RESCAN_USEC);
+        assert_null(managed(t, "/apps/a"));
+        assert_non_null(managed(t, "/apps/d"));
+        assert_int_equal(manager_n_cgroups(&t->m), 2);
+}
+
+/* A renamed cgroup is the same cgroup (the same id and state) under its new path; one renamed
+ * into Mode=off is released. */
+static void test_rename(void **state) {
+        struct tree *t = *state;
+        cycle(t, 0);
+        const struct cgroup *b = managed(t, "/apps/b");
+        uint64_t id = b->id;
+
+        rename_cgroup(t, "/apps/b", "/apps/b2");
+        cycle(t, USEC_PER_SEC);
+        assert_null(managed(t, "/apps/b"));
+        assert_ptr_equal(managed(t, "/apps/b2"), b);
+        assert_int_equal(b->id, id);
+
+        remove_cgroup(t, "/apps/off");
+        rename_cgroup(t, "/apps/b2", "/apps/off");
+        cycle(t, USEC_PER_SEC);
+        assert_null(managed(t, "/apps/off"));
+        assert_null(managed(t, "/apps/b2"));
+        assert_int_equal(manager_n_cgroups(&t->m), 1);
+}
+
+/* An unmanaged cgroup below a managed one is covered by it (its lru_gen work counts there); a
+ * rescan without it covers nothing. */
+static void test_unmanaged_child_is_covered(void **state) {
+        struct tree *t = *state;
+        make_cgroup(t, "/apps/a/child", true);
+        cycle(t, 0);
+        const struct cgroup *a = managed(t, "/apps/a");
+        assert_non_null(a);
+        assert_null(managed(t, "/apps/a/child"));
+        assert_int_equal(a->n_covered, 1);
+        assert_int_equal(a->covered_ids[0], cgroup_id_of(t, "/apps/a/child"));
+        assert_int_equal(managed(t, "/apps/b")->n_covered, 0);
+
+        remove_cgroup(t, "/apps/a/child");
+        cycle(t, USEC_PER_SEC);
+        assert_int_equal(a->n_covered, 0);
+}
+
+/* A reload with another section set manages what it says at once (the reload rescans). */
+static void test_reload_changes_the_set(void **state) {
+        struct tree *t = *state;
+        cycle(t, 0);
+        write_file(t->dir, "mglrud.conf", "[Daemon]\nRefaultCheck=no\n[Defaults]\n"
+                                          "StreamProtection=no\n[/other]\nMode=advise\n");
+        assert_int_equal(manager_reload(&t->m, NULL), 0);
+        assert_int_equal(manager_n_cgroups(&t->m), 1);
+        assert_non_null(managed(t, "/other"));
+        assert_string_equal(managed(t, "/other")->section->name, "/other");
+        assert_null(managed(t, "/apps/a"));
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_first_cycle_follows_sections, tree_setup,
+                                                tree_teardown),
+                cmocka_unit_test_setup_teardown(test_mkdir_and_rmdir_between_cycles, tree_setup,
+                                                tree_teardown),
+                cmocka_unit_test_setup_teardown(test_periodic_rescan, tree_setup, tree_teardown),
+                cmocka_unit_test_setup_teardown(test_rename, tree_setup, tree_teardown),
+                cmocka_unit_test_setup_teardown(test_unmanaged_child_is_covered, tree_setup,
+                                                tree_teardown),
+                cmocka_unit_test_setup_teardown(test_reload_changes_the_set, tree_setup,
+                                                tree_teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
