@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* idle-profile.c: the idle-age profile (bytes idle for at least t on a ladder of t), the
  * savings forecast of a cold age threshold, and the measured re-access rate per rung. The idle
- * time of a generation is the tiering controller's (tiering_gen_idle_usec), and what a threshold
- * frees is its cold prefix (tiering_cold_prefix): the advice and the profile cannot disagree
- * with what Mode=active then does. */
+ * time of a generation (tiering_gen_idle_usec) and what a threshold frees (tiering_cold_prefix)
+ * come from idle-model.c, the tiering controller's model too: the advice and the profile cannot
+ * disagree with what Mode=active then does. */
 #include "mglrud/policy/idle-profile.h"
 
 #include <errno.h>
@@ -33,16 +33,6 @@ static uint64_t lruvec_pages(const struct lrugen_lruvec *v) {
                 n += tiering_gen_pages(&v->gens[i], LRUGEN_ANON) +
                      tiering_gen_pages(&v->gens[i], LRUGEN_FILE);
         return n;
-}
-
-uint64_t idle_lruvec_horizon(const struct lrugen_lruvec *v, const struct policy_lruvec_state *slot,
-                             uint64_t now_usec) {
-        /* The youngest generation has no known idle time. */
-        for (unsigned i = 0; i + 1 < v->nr_gens; i++)
-                if (tiering_gen_pages(&v->gens[i], LRUGEN_ANON) +
-                    tiering_gen_pages(&v->gens[i], LRUGEN_FILE) > 0)
-                        return tiering_gen_idle_usec(v, i, slot, now_usec);
-        return 0;
 }
 
 /* Fills *ret from lruvec v (1..LRUGEN_MAX_NR_GENS generations). */

@@ -105,21 +105,27 @@ bool swappiness_split(double share, uint64_t budget, uint64_t avail_anon, uint64
 /* Returns the swappiness (1..200) of a mixed write standing in for an anon-only one. */
 int swappiness_mixed_value(const struct policy *p, double share);
 
-/* tiering.c */
+/* idle-model.c: the idle model tiering.c and idle-profile.c share */
 /* Returns the pages of type in generation g (0 when marked gone). */
 uint64_t tiering_gen_pages(const struct lrugen_gen *g, int type);
 /* Returns the idle lower bound of generation i of v in usec (0 for the youngest): the age of
  * the next generation, capped by the time since an eviction of ours put pages it found
- * referenced back into it (tiering.c: rejected_since). slot may be NULL. */
+ * referenced back into it (idle-model.c: rejected_since). slot may be NULL. */
 uint64_t tiering_gen_idle_usec(const struct lrugen_lruvec *v, unsigned i,
                                const struct policy_lruvec_state *slot, uint64_t now_usec);
-/* Raises T by POLICY_T_RAISE, within MaxColdAge. Returns true when T went up. */
-bool tiering_raise_t(const struct policy *p, struct policy_state *s);
 /* Returns the index of the youngest evictable generation of v (never the two youngest) in the
  * prefix idle for at least t (-1 if none); *ret_pages gets the type's pages in generations
  * 0..index. */
 int tiering_cold_prefix(const struct lrugen_lruvec *v, const struct policy_lruvec_state *slot,
                         uint64_t now_usec, int type, uint64_t t, uint64_t *ret_pages);
+/* Returns the idle time of lruvec v's oldest generation that holds pages, other than the
+ * youngest (the longest idle time it tells), or 0. slot may be NULL. */
+uint64_t idle_lruvec_horizon(const struct lrugen_lruvec *v, const struct policy_lruvec_state *slot,
+                             uint64_t now_usec);
+
+/* tiering.c */
+/* Raises T by POLICY_T_RAISE, within MaxColdAge. Returns true when T went up. */
+bool tiering_raise_t(const struct policy *p, struct policy_state *s);
 void tiering_adapt(const struct policy *p, struct policy_state *s, const struct policy_rates *r,
                    const struct cgroup_sample *cur, uint64_t page_size, uint32_t *flags);
 void stream_update(struct policy_state *s, const struct policy_rates *r,

@@ -37,12 +37,6 @@ enum section_kind {
         SECTION_UNKNOWN,
 };
 
-/* Sections by glob while loading: 100,000 sections took 11 s with a linear search. */
-struct section_index {
-        size_t *slots;         /* section index + 1, 0 for empty; open addressing */
-        size_t cap;            /* a power of two, at least twice the sections */
-};
-
 struct parse_ctx {
         struct config *c;
         struct section_index *index;
@@ -80,50 +74,6 @@ _printf_(5, 6) static void ctx_log(struct parse_ctx *ctx, int level, const char 
 
 #define ctx_error(ctx, key, value, ...) ctx_log((ctx), LOG_ERR, (key), (value), __VA_ARGS__)
 #define ctx_warning(ctx, key, value, ...) ctx_log((ctx), LOG_WARNING, (key), (value), __VA_ARGS__)
-
-static size_t glob_hash(const char *s) {
-        uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a */
-        for (; *s; s++)
-                h = (h ^ (unsigned char) *s) * UINT64_C(1099511628211);
-        return (size_t) h;
-}
-
-/* Returns the slot of name in the index: the one holding it, or the empty one it would go to. */
-static size_t *index_slot(const struct section_index *x, const struct config *c, const char *name) {
-        for (size_t i = glob_hash(name) & (x->cap - 1);; i = (i + 1) & (x->cap - 1))
-                if (!x->slots[i] || strcmp(c->sections[x->slots[i] - 1].name, name) == 0)
-                        return &x->slots[i];
-}
-
-/* Makes room for one more section (rebuilding from c->sections). Returns 0 or -ENOMEM. */
-static int index_reserve(struct section_index *x, const struct config *c) {
-        if ((c->n_sections + 1) * 2 <= x->cap)
-                return 0;
-        size_t cap = MAX(x->cap * 2, (size_t) 64);
-        while ((c->n_sections + 1) * 2 > cap)
-                cap *= 2;
-        size_t *slots = calloc(cap, sizeof *slots);
-        if (!slots)
-                return -ENOMEM;
-        free(x->slots);
-        *x = (struct section_index) { .slots = slots, .cap = cap };
-        for (size_t i = 0; i < c->n_sections; i++)
-                *index_slot(x, c, c->sections[i].name) = i + 1;
-        return 0;
-}
-
-static void index_done(struct section_index *x) {
-        free(x->slots);
-}
-
-/* Returns the index of the section named name, or -ENOENT; -ENOMEM. */
-static int find_section(struct parse_ctx *ctx, const char *name) {
-        int r = index_reserve(ctx->index, ctx->c);
-        if (r < 0)
-                return r;
-        size_t slot = *index_slot(ctx->index, ctx->c, name);
-        return slot ? (int) (slot - 1) : -ENOENT;
-}
 
 static int enter_section(struct parse_ctx *ctx, const char *name) {
         struct config *c = ctx->c;
@@ -169,7 +119,7 @@ static int enter_section(struct parse_ctx *ctx, const char *name) {
                 return -ENOMEM;
         }
         /* "[Pod:BestEffort]" and "[Pod:besteffort]" are one section: compare canonical names. */
-        int i = find_section(ctx, parsed.name);
+        int i = section_index_find(ctx->index, c, parsed.name);
         if (i == -ENOMEM) {
                 free(parsed.name);
                 free(file);
@@ -191,7 +141,7 @@ static int enter_section(struct parse_ctx *ctx, const char *name) {
                 c->sections[c->n_sections] = parsed;
                 policy_init_defaults(&c->sections[c->n_sections].policy);
                 i = (int) c->n_sections++;
-                *index_slot(ctx->index, c, c->sections[i].name) = (size_t) i + 1;
+                section_index_add(ctx->index, c, (size_t) i);
         } else
                 free(parsed.name);
         /* A section seen again in a later file merges into the first one (keeping its place
@@ -483,7 +433,7 @@ static int config_verify(const struct config *c, char **first_error) {
 
 int config_load_buffers(const struct config_buffer *files, size_t n, struct config *ret) {
         _cleanup_(config_done) struct config tmp;
-        _cleanup_(index_done) struct section_index index = {};
+        _cleanup_(section_index_done) struct section_index index = {};
         int r;
 
         config_init(&tmp);
@@ -566,7 +516,7 @@ int config_load(const char *main_path, const char *dropin_dir, struct config *re
         _cleanup_(config_files_freep) char **files = NULL;
         _cleanup_(config_done) struct config tmp;
         _cleanup_free_ char *first = NULL;
-        _cleanup_(index_done) struct section_index index = {};
+        _cleanup_(section_index_done) struct section_index index = {};
         struct stat st;
         int r;
 

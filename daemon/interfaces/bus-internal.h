@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bus-internal.h: shared by bus.c (the org.mglrud.Manager1 methods) and bus-server.c (the
- * private socket, its connections and the system bus name). */
+ * private socket, its connections and the system bus name); the connections themselves are in
+ * bus-conn.h, which both stand on. */
 #pragma once
 
 #include <stdint.h>
@@ -11,18 +12,11 @@
 
 #include "mglrud/interfaces/bus.h"
 
-/* One peer of the private socket: its sd-bus connection behind the guard. */
+#include "bus-conn.h"
+
 /* Calls held for the next cycle at most (the rest are answered at once, with what there is):
  * the memory a peer can pin this way is bounded. */
 #define BUS_MAX_WAITING 64
-
-struct bus_conn {
-        struct bus_server *b;
-        sd_bus *bus;
-        struct bus_guard *guard;
-        uid_t uid;               /* from SO_PEERCRED at accept */
-        sd_event_source *kick;   /* processes what sd-bus read with BEGIN (bus-server.c) */
-};
 
 /* A reply rendered once and served to every caller until the next cycle or a change made over
  * the bus (Dump(), Metrics(): a flood of calls costs one rendering per cycle, not one per call). */
@@ -62,5 +56,7 @@ extern const sd_bus_vtable bus_manager_vtable[];
  * Returns what sending the reply returns. */
 int bus_answer_waiting(struct bus_server *b, sd_bus_message *msg);
 
-/* Returns the private-socket connection whose sd-bus object is bus, or NULL (the system bus). */
-struct bus_conn *bus_find_conn(struct bus_server *b, sd_bus *bus);
+/* Serves one accepted peer of the private socket on fd (ownership passes, also on error): puts
+ * the guard in front of it and an sd-bus server connection behind that, or refuses it when the
+ * peer has too many already (logged). Returns 0 (also when refused) or a negative errno. */
+int bus_server_accept_fd(struct bus_server *b, int fd);

@@ -41,11 +41,9 @@ _Static_assert(3 * (BUS_MAX_CONNECTIONS + BUS_ROOT_RESERVE) <= MANAGER_FD_RESERV
  * socket stays readable and the loop spins). */
 #define BUS_ACCEPT_PAUSE_USEC (1 * USEC_PER_SEC)
 
-struct bus_conn *bus_find_conn(struct bus_server *b, sd_bus *bus) {
-        for (size_t i = 0; i < b->n_conns; i++)
-                if (b->conns[i]->bus == bus)
-                        return b->conns[i];
-        return NULL;
+/* Returns the private-socket connection whose sd-bus object is bus, or NULL. */
+static struct bus_conn *find_conn(struct bus_server *b, sd_bus *bus) {
+        return bus_conn_find(b->conns, b->n_conns, bus);
 }
 
 static void conn_free(struct bus_conn *c) {
@@ -88,7 +86,7 @@ _printf_(2, 3) static void log_refusal(struct bus_server *b, const char *fmt, ..
 
 static int on_disconnected(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         struct bus_server *b = userdata;
-        struct bus_conn *c = bus_find_conn(b, sd_bus_message_get_bus(msg));
+        struct bus_conn *c = find_conn(b, sd_bus_message_get_bus(msg));
         if (c) {
                 remove_conn(b, c);
                 /* sd_bus_process() holds a reference to the bus until it returns. */
@@ -114,7 +112,7 @@ static int on_kick(sd_event_source *s, void *userdata) {
 
 static int on_connected(sd_bus_message *msg, void *userdata, sd_bus_error *error) {
         struct bus_server *b = userdata;
-        struct bus_conn *c = bus_find_conn(b, sd_bus_message_get_bus(msg));
+        struct bus_conn *c = find_conn(b, sd_bus_message_get_bus(msg));
         if (!c || c->kick)
                 return 0;
         int r = sd_event_add_defer(b->event, &c->kick, on_kick, c);
@@ -174,7 +172,7 @@ static const char *conn_refusal(struct bus_server *b, uid_t uid, char *buf, size
         return buf;
 }
 
-static int accept_connection(struct bus_server *b, int fd) {
+int bus_server_accept_fd(struct bus_server *b, int fd) {
         struct bus_conn *c = calloc(1, sizeof *c);
         int daemon_fd, r;
 
@@ -261,7 +259,7 @@ static int on_listen(sd_event_source *s, int fd, uint32_t revents, void *userdat
                                                           0, on_accept_pause_end, b);
                 return 0;
         }
-        int r = accept_connection(b, nfd);
+        int r = bus_server_accept_fd(b, nfd);
         if (r < 0)
                 log_warning_errno(r, "Cannot set up a bus connection: %m");
         return 0;

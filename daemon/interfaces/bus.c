@@ -22,7 +22,8 @@
 /* Returns 0 when the caller has effective uid 0, else an AccessDenied error (or -errno). */
 static int check_root(struct bus_server *b, sd_bus_message *msg, sd_bus_error *error) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *c = NULL;
-        struct bus_conn *conn = bus_find_conn(b, sd_bus_message_get_bus(msg));
+        struct bus_conn *conn = bus_conn_find(b->conns, b->n_conns,
+                                              sd_bus_message_get_bus(msg));
         uid_t uid;
 
         if (conn) {

@@ -19,38 +19,7 @@
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
 #include "mglructl.h"
-
-enum { ANON, FILE_, NR_TYPES };
-
-struct top_row {
-        char path[512];
-        char shown[512];       /* path with container ids shortened (shorten_ids()) */
-        char container[48];    /* ctl_container_label(), "-" for other cgroups */
-        char qos[16];
-        char mode[16];
-        uint64_t cold_age_usec;
-        bool has_cold, has_psi, paused;
-        uint64_t cold[NR_TYPES], reclaimed[NR_TYPES];
-        double psi;
-        double rate[NR_TYPES]; /* reclaimed bytes/s since the previous refresh, < 0 unknown */
-};
-
-struct top {
-        sd_bus *bus;
-        struct top_row *rows, *prev;
-        size_t n, n_prev, alloc, alloc_prev;
-        uint64_t fetched_usec;
-        char status[256], info[256];
-        uint64_t interval_usec;
-        char sort;
-        bool tty;
-        unsigned cols, lines;
-        bool idle_view;            /* 'i': the idle-age ladder instead of the cgroup rows */
-        bool refetch;              /* fetch now, not at the next interval (the view changed) */
-        sd_bus_message *idle_reply; /* IdleProfile(), holds the strings of idle[] */
-        struct ctl_idle *idle;
-        size_t n_idle;
-};
+#include "mglructl-top.h"
 
 static volatile sig_atomic_t got_quit, got_winch;
 
@@ -126,15 +95,6 @@ static void row_fill(struct top_row *row, const struct field *f, size_t n) {
         snprintf(row->qos, sizeof row->qos, "%s", ctl_qos_label(f, n));
 }
 
-/* Returns the end of s (of len bytes) to show after "..." in at most max bytes: it starts on a
- * whole character, never within a UTF-8 sequence (the terminal would show a broken one). */
-static const char *tail_of(const char *s, size_t len, size_t max) {
-        const char *p = s + len - max;
-        while (((unsigned char) *p & 0xc0) == 0x80)
-                p++;
-        return p;
-}
-
 /* Copies path into buf with every 64-hex-digit container id cut to its first 12 digits (the
  * short id), so a container's row shows where it is, not 64 digits. */
 static void shorten_ids(const char *path, char *buf, size_t size) {
@@ -201,20 +161,6 @@ static int fetch_status(struct top *t) {
                  ctl_field_u64(f, n, "Cycles"), ctl_field_u64(f, n, "DryRun") ? "yes" : "no",
                  ctl_field_u64(f, n, "PausedAll") ? "all" : "no",
                  format_duration(c, sizeof c, t->interval_usec));
-        return 0;
-}
-
-/* Refreshes the idle-age profiles. Returns 0 or an exit code. */
-static int top_fetch_idle(struct top *t) {
-        sd_bus_message *reply = NULL;
-        struct ctl_idle *idle = NULL;
-        size_t n = 0;
-        int r = ctl_idle_fetch(t->bus, &reply, &idle, &n);
-        if (r > 0)
-                return r;
-        sd_bus_message_unref(t->idle_reply);
-        free(t->idle);
-        t->idle_reply = reply, t->idle = idle, t->n_idle = n;
         return 0;
 }
 
@@ -305,103 +251,36 @@ static const char *rate(char *buf, size_t size, double r) {
         return buf;
 }
 
-/* Writes one line, clipped to the terminal width and clearing the rest on a terminal. */
-static void emit(const struct top *t, const char *line, bool reverse) {
-        size_t len = strlen(line);
-        if (!t->tty) {
-                puts(line);
-                return;
-        }
-        fputs(reverse ? "\033[7m" : "", stdout);
-        fwrite(line, 1, MIN(len, (size_t) t->cols), stdout);
-        fputs(reverse ? "\033[K\033[0m\r\n" : "\033[K\r\n", stdout);
-}
+/* Writes row r: its path in pw columns, container and QoS when cw (else none), the cold bars
+ * in bw columns each (0: none) scaled to maxcold. */
+static void render_row(const struct top *t, const struct top_row *r, size_t pw, size_t cw,
+                       size_t bw, uint64_t maxcold) {
+        char line[1024], path[512], tt[32], ba[64], bf[64], ca[32], cf[32], psi[32], ra[32],
+                rf[32], qa[32], qf[32], cc[96] = "";
+        size_t len = strlen(r->shown);
 
-/* Returns the row of x at idle time t, or NULL. */
-static const struct idle_table_row *idle_row(const struct ctl_idle *x, uint64_t t) {
-        for (size_t k = 0; k < x->n_rows; k++)
-                if (x->rows[k].idle_usec == t)
-                        return &x->rows[k];
-        return NULL;
-}
-
-/* Returns true when every entry has a row at t: a rung of the ladder, not one entry's own
- * oldest-generation row (that one is the OLDEST column). */
-static bool idle_column(const struct top *t, uint64_t idle_usec) {
-        for (size_t i = 0; i < t->n_idle; i++)
-                if (t->idle[i].n_rows > 0 && !idle_row(&t->idle[i], idle_usec))
-                        return false;
-        return true;
-}
-
-/* Appends " %7s" of s to line, counting "≥" (three bytes) as one column. */
-static size_t put_cell(char *line, size_t size, size_t len, const char *s) {
-        int extra = strncmp(s, "≥", 3) == 0 ? 2 : 0;
-        if (len >= size)
-                return len;
-        return len + (size_t) snprintf(line + len, size - len, " %*s", 7 + extra, s);
-}
-
-/* The idle-age view: per row the bytes idle for at least each rung ("?" past the oldest
- * generation, "≥" where only part of the memory's generations reach back that far). */
-static void top_render_idle(const struct top *t) {
-        char line[1024], cell[32], name[512];
-        const struct ctl_idle *first = NULL;
-        size_t pw, maxlen = 6, len;
-
-        for (size_t i = 0; i < t->n_idle; i++) {
-                maxlen = MAX(maxlen, strlen(t->idle[i].path));
-                if (!first && t->idle[i].n_rows > 0)
-                        first = &t->idle[i];
-        }
-        pw = t->tty ? (t->cols > 100 ? t->cols - 82 : 18) : maxlen;
-        pw = MIN(pw, sizeof name - 1);
-        /* "≥" is three bytes and one column. */
-        len = (size_t) snprintf(line, sizeof line, "%-*s %7s %6s", (int) pw + 2, "IDLE ≥",
-                                "OLDEST", "AGED");
-        for (size_t k = 0; first && k < first->n_rows; k++)
-                if (idle_column(t, first->rows[k].idle_usec))
-                        len = put_cell(line, sizeof line, len,
-                                       format_duration(cell, sizeof cell,
-                                                       first->rows[k].idle_usec));
-        emit(t, line, t->tty);
-
-        size_t max_rows = t->tty ? (t->lines > 5 ? t->lines - 5 : 0) : t->n_idle;
-        for (size_t i = 0; i < t->n_idle && i < max_rows; i++) {
-                const struct ctl_idle *x = &t->idle[i];
-                const char *p = x->path[0] ? x->path : "host";
-                size_t plen = strlen(p);
-                uint64_t hz = ctl_field_u64(x->fields, x->n_fields, "HorizonUSec");
-                char h[32], a[32];
-
-                if (plen > pw && pw > 3)
-                        snprintf(name, sizeof name, "...%s", tail_of(p, plen, pw - 3));
-                else
-                        snprintf(name, sizeof name, "%s", p);
-                if (!ctl_field_u64(x->fields, x->n_fields, "HasLruGen")) {
-                        snprintf(line, sizeof line, "%-*s no lru_gen: idle times cannot be "
-                                 "estimated", (int) pw, name);
-                        emit(t, line, false);
-                        continue;
-                }
-                len = (size_t) snprintf(line, sizeof line, "%-*s %7s %6s", (int) pw, name,
-                                        hz ? format_duration(h, sizeof h, hz) : "-",
-                                        format_duration(a, sizeof a,
-                                                        ctl_field_u64(x->fields, x->n_fields,
-                                                                      "AgedMinUSec")));
-                for (size_t k = 0; first && k < first->n_rows; k++) {
-                        if (!idle_column(t, first->rows[k].idle_usec))
-                                continue;
-                        const struct idle_table_row *r = idle_row(x, first->rows[k].idle_usec);
-                        len = put_cell(line, sizeof line, len,
-                                       r ? idle_table_bytes(cell, sizeof cell,
-                                                            r->bytes[0] + r->bytes[1], r->flags)
-                                         : "-");
-                }
-                emit(t, line, false);
-        }
-        if (t->n_idle == 0)
-                emit(t, "(no idle-age profile)", false);
+        if (len > pw && pw > 3)
+                snprintf(path, sizeof path, "...%s", top_tail_of(r->shown, len, pw - 3));
+        else
+                snprintf(path, sizeof path, "%s", r->shown);
+        if (cw)
+                snprintf(cc, sizeof cc, "%-23s %-10s ", r->container, r->qos);
+        if (r->has_psi)
+                snprintf(psi, sizeof psi, "%.2f%%", r->psi * 100);
+        else
+                snprintf(psi, sizeof psi, "-");
+        snprintf(line, sizeof line, "%-*s %s%-7s %5s %s%s%6s %s%s%6s %6s %6s %9s %6s %9s",
+                 (int) pw, path, cc, r->paused ? "paused" : r->mode,
+                 format_duration(tt, sizeof tt, r->cold_age_usec),
+                 bar(ba, bw, r->cold[ANON], maxcold), bw ? " " : "",
+                 r->has_cold ? format_bytes(ca, sizeof ca, r->cold[ANON]) : "-",
+                 bar(bf, bw, r->cold[FILE_], maxcold), bw ? " " : "",
+                 r->has_cold ? format_bytes(cf, sizeof cf, r->cold[FILE_]) : "-", psi,
+                 format_bytes(ra, sizeof ra, r->reclaimed[ANON]),
+                 rate(qa, sizeof qa, r->rate[ANON]),
+                 format_bytes(rf, sizeof rf, r->reclaimed[FILE_]),
+                 rate(qf, sizeof qf, r->rate[FILE_]));
+        top_emit(t, line, false);
 }
 
 static void top_render(const struct top *t) {
@@ -429,12 +308,12 @@ static void top_render(const struct top *t) {
 
         if (t->tty)
                 fputs("\033[H", stdout);
-        emit(t, t->status, false);
+        top_emit(t, t->status, false);
         if (t->idle_view) {
                 snprintf(line, sizeof line, "%s; view: idle age (bytes idle at least that long)%s",
                          t->info, t->tty ? " (i: cgroups, q quits)" : "");
-                emit(t, line, false);
-                emit(t, "", false);
+                top_emit(t, line, false);
+                top_emit(t, "", false);
                 top_render_idle(t);
                 if (t->tty)
                         fputs("\033[J", stdout);
@@ -443,47 +322,21 @@ static void top_render(const struct top *t) {
         }
         snprintf(line, sizeof line, "%s; sort: %s%s", t->info, sort_name(t->sort),
                  t->tty ? " (keys c r p n i, q quits)" : "");
-        emit(t, line, false);
-        emit(t, "", false);
+        top_emit(t, line, false);
+        top_emit(t, "", false);
         snprintf(hdr, sizeof hdr, "%*s", (int) bw, "");
         if (cw)
                 snprintf(chdr, sizeof chdr, "%-23s %-10s ", "CONTAINER", "QOS");
         snprintf(line, sizeof line, "%-*s %s%-7s %5s %s%s%6s %s%s%6s %6s %6s %9s %6s %9s",
                  (int) pw, "CGROUP", chdr, "MODE", "T", hdr, bw ? " " : "", "COLD-A", hdr,
                  bw ? " " : "", "COLD-F", "PSI", "RECL-A", "RATE-A", "RECL-F", "RATE-F");
-        emit(t, line, t->tty);
+        top_emit(t, line, t->tty);
 
         size_t max_rows = t->tty ? (t->lines > 5 ? t->lines - 5 : 0) : t->n;
-        for (size_t i = 0; i < t->n && i < max_rows; i++) {
-                const struct top_row *r = &t->rows[i];
-                char path[512], tt[32], ba[64], bf[64], ca[32], cf[32], psi[32], ra[32], rf[32],
-                        qa[32], qf[32], cc[96] = "";
-                size_t len = strlen(r->shown);
-                if (len > pw && pw > 3)
-                        snprintf(path, sizeof path, "...%s", tail_of(r->shown, len, pw - 3));
-                else
-                        snprintf(path, sizeof path, "%s", r->shown);
-                if (cw)
-                        snprintf(cc, sizeof cc, "%-23s %-10s ", r->container, r->qos);
-                if (r->has_psi)
-                        snprintf(psi, sizeof psi, "%.2f%%", r->psi * 100);
-                else
-                        snprintf(psi, sizeof psi, "-");
-                snprintf(line, sizeof line, "%-*s %s%-7s %5s %s%s%6s %s%s%6s %6s %6s %9s %6s %9s",
-                         (int) pw, path, cc, r->paused ? "paused" : r->mode,
-                         format_duration(tt, sizeof tt, r->cold_age_usec),
-                         bar(ba, bw, r->cold[ANON], maxcold), bw ? " " : "",
-                         r->has_cold ? format_bytes(ca, sizeof ca, r->cold[ANON]) : "-",
-                         bar(bf, bw, r->cold[FILE_], maxcold), bw ? " " : "",
-                         r->has_cold ? format_bytes(cf, sizeof cf, r->cold[FILE_]) : "-", psi,
-                         format_bytes(ra, sizeof ra, r->reclaimed[ANON]),
-                         rate(qa, sizeof qa, r->rate[ANON]),
-                         format_bytes(rf, sizeof rf, r->reclaimed[FILE_]),
-                         rate(qf, sizeof qf, r->rate[FILE_]));
-                emit(t, line, false);
-        }
+        for (size_t i = 0; i < t->n && i < max_rows; i++)
+                render_row(t, &t->rows[i], pw, cw, bw, maxcold);
         if (t->n == 0)
-                emit(t, "(no managed cgroups)", false);
+                top_emit(t, "(no managed cgroups)", false);
         if (t->tty)
                 fputs("\033[J", stdout);
         fflush(stdout);
@@ -528,12 +381,37 @@ static bool top_keys(struct top *t) {
         return redraw;
 }
 
+/* Blocks the signals top stops or redraws on (ppoll() takes them, with *old as its mask) and
+ * catches them without SA_RESTART, so that ppoll() returns. */
+static void signals_block(sigset_t *old) {
+        static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGWINCH };
+        struct sigaction sa = { .sa_handler = on_signal };
+        sigset_t mask;
+
+        sigemptyset(&mask);
+        for (size_t i = 0; i < ELEMENTSOF(sigs); i++)
+                sigaddset(&mask, sigs[i]);
+        sigprocmask(SIG_BLOCK, &mask, old);
+        for (size_t i = 0; i < ELEMENTSOF(sigs); i++)
+                sigaction(sigs[i], &sa, NULL);
+}
+
+/* Puts the terminal's input in raw mode (one key at a time, no echo) from its settings saved. */
+static void keys_raw(const struct termios *saved) {
+        struct termios raw = *saved;
+        raw.c_lflag &= ~(ICANON | ECHO | IEXTEN);
+        raw.c_iflag &= ~(IXON | ICRNL);
+        raw.c_cc[VMIN] = 1;
+        raw.c_cc[VTIME] = 0;
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
+}
+
 int ctl_top_run(sd_bus *bus, uint64_t interval_usec, bool once, bool idle_view) {
         struct top t = { .bus = bus, .sort = 'c', .interval_usec = interval_usec,
                          .idle_view = idle_view };
-        struct termios saved, raw;
+        struct termios saved;
         bool keys = false, alt = false;
-        sigset_t mask, old;
+        sigset_t old;
         int r = 0;
 
         if (once) {
@@ -545,28 +423,11 @@ int ctl_top_run(sd_bus *bus, uint64_t interval_usec, bool once, bool idle_view) 
 
         t.tty = isatty(STDOUT_FILENO);
         keys = t.tty && isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved) == 0;
-        sigemptyset(&mask);
-        sigaddset(&mask, SIGINT);
-        sigaddset(&mask, SIGTERM);
-        sigaddset(&mask, SIGHUP);
-        sigaddset(&mask, SIGWINCH);
-        sigprocmask(SIG_BLOCK, &mask, &old);
-        struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: ppoll returns */
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGHUP, &sa, NULL);
-        sigaction(SIGWINCH, &sa, NULL);
-
+        signals_block(&old);
         if (t.tty) {
                 top_size(&t);
-                if (keys) {
-                        raw = saved;
-                        raw.c_lflag &= ~(ICANON | ECHO | IEXTEN);
-                        raw.c_iflag &= ~(IXON | ICRNL);
-                        raw.c_cc[VMIN] = 1;
-                        raw.c_cc[VTIME] = 0;
-                        tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
-                }
+                if (keys)
+                        keys_raw(&saved);
                 fputs("\033[?1049h\033[?25l\033[H\033[2J", stdout); /* alternate screen */
                 alt = true;
         }

@@ -3,7 +3,7 @@
  * free, and how often idle pages come back (docs/design.md, "Idle-age profile"). Pure functions
  * over lru_gen lruvecs, like the controllers: no I/O, no clocks.
  *
- * One idle model, the tiering controller's (tiering.c: tiering_gen_idle_usec): the pages of
+ * One idle model, the tiering controller's (idle-model.c: tiering_gen_idle_usec): the pages of
  * generation g have been idle for at least age(g+1); the youngest generation's idle time is not
  * known. The generations cannot tell anything past the oldest one: a ladder rung longer than the
  * oldest generation's idle time is "not known yet", and where only some lruvecs reach a rung the
@@ -93,11 +93,6 @@ int idle_profile_compute(const struct lrugen_lruvec *v, size_t n, const struct p
  * same figures idle_profile_compute() gave on the lruvecs then. Returns 0 or -EINVAL. */
 int idle_profile_compute_gens(const struct idle_gens *g, size_t n, const uint64_t *ladder,
                               size_t n_ladder, struct idle_profile *ret);
-
-/* Returns the idle time of lruvec v's oldest generation that holds pages, other than the
- * youngest (the longest idle time it tells), or 0. slot may be NULL. */
-uint64_t idle_lruvec_horizon(const struct lrugen_lruvec *v, const struct policy_lruvec_state *slot,
-                             uint64_t now_usec);
 
 /* What a cold age threshold would free now. */
 struct idle_forecast {
