@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The headroom planner (HighHeadroom=) on hand-built histograms: the line, oldest first over
+ * lruvecs, below T but never below MinColdAge, the swappiness split, the floor and MaxStep,
+ * "the working set exceeds the limit", and the sizing. */
+#include "policy-test.h"
+
+#include "mglrud/kernel/memcg.h"
+#include "mglrud/policy/headroom.h"
+
+/* Ages 900/600/300/100 s: generation 0 idle >= 600 s, 1 >= 300 s, 2 >= 100 s (hot set, never
+ * evicted), 3 unknown. Pages per generation, oldest first. */
+static const uint32_t ages[4] = { 900, 600, 300, 100 };
+static const uint64_t anon[4] = { 1000, 2000, 3000, 4000 };
+static const uint64_t file[4] = { 500, 600, 700, 800 };
+
+/* 100 MiB, memory.high 100 MiB, HighHeadroom=10%: the line is 90 MiB, 2560 pages over it.
+ * MinColdAge 60 s, T 240 s, anon only, unlimited swap, no floor, no MaxStep. */
+static struct headroom_input input(const struct lrugen_lruvec *v, size_t n) {
+        return (struct headroom_input) {
+                .current = 100 * MiB,
+                .high = 100 * MiB,
+                .max = MEMCG_VALUE_MAX,
+                .headroom = 0.10,
+                .lruvecs = v,
+                .n_lruvecs = n,
+                .now_usec = 1000 * SEC,
+                .page_size = TEST_PAGE_SIZE,
+                .min_cold_age_usec = 60 * SEC,
+                .cold_age_usec = 240 * SEC,
+                .anon_share = 1.0,
+                .anon_room = UINT64_MAX,
+                .floor = 0,
+                .max_bytes = UINT64_MAX,
+        };
+}
+
+static struct headroom_plan plan(const struct headroom_input *in) {
+        struct headroom_plan p;
+
+        assert_int_equal(headroom_plan(in, &p), 0);
+        return p;
+}
+
+static void test_limit_and_line(void **unused) {
+        assert_int_equal(headroom_limit(100 * MiB, MEMCG_VALUE_MAX), 100 * MiB);
+        assert_int_equal(headroom_limit(MEMCG_VALUE_MAX, 200 * MiB), 200 * MiB);
+        /* memory.high above memory.max: max is where the kernel stops the cgroup. */
+        assert_int_equal(headroom_limit(300 * MiB, 200 * MiB), 200 * MiB);
+        assert_int_equal(headroom_limit(MEMCG_VALUE_MAX, MEMCG_VALUE_MAX), MEMCG_VALUE_MAX);
+
+        assert_int_equal(headroom_line(100 * MiB, 0.10, TEST_PAGE_SIZE), 23040 * TEST_PAGE_SIZE);
+        /* Whole pages, rounded down. */
+        assert_int_equal(headroom_line(1000 * TEST_PAGE_SIZE, 0.0015, TEST_PAGE_SIZE),
+                         998 * TEST_PAGE_SIZE);
+        assert_int_equal(headroom_line(MEMCG_VALUE_MAX, 0.10, TEST_PAGE_SIZE), MEMCG_VALUE_MAX);
+        assert_int_equal(headroom_line(100 * MiB, 0, TEST_PAGE_SIZE), MEMCG_VALUE_MAX);
+        assert_int_equal(headroom_line(100 * MiB, 0.6, TEST_PAGE_SIZE), MEMCG_VALUE_MAX);
+}
+
+static void test_inactive_without_limit_or_headroom(void **unused) {
+        struct lrugen_lruvec v;
+        lruvec_fill(&v, 42, 0, 10, 4, ages, anon, file);
+        struct headroom_input in = input(&v, 1);
+        struct headroom_plan p;
+
+        in.high = MEMCG_VALUE_MAX;
+        p = plan(&in);
+        assert_false(p.active);
+        assert_int_equal(p.take_bytes[LRUGEN_ANON] + p.take_bytes[LRUGEN_FILE], 0);
+
+        /* memory.max stands in for a "max" memory.high. */
+        in.max = 100 * MiB;
+        p = plan(&in);
+        assert_true(p.active);
+        assert_int_equal(p.excess, 2560 * TEST_PAGE_SIZE);
+
+        in.headroom = 0;
+        p = plan(&in);
+        assert_false(p.active);
+        assert_int_equal(p.take_bytes[LRUGEN_ANON] + p.take_bytes[LRUGEN_FILE], 0);
+}
+
+static void test_under_the_line(void **unused) {
+        struct lrugen_lruvec v;
+        lruvec_fill(&v, 42, 0, 10, 4, ages, anon, file);
+        struct headroom_input in = input(&v, 1);
+
+        in.current = 23040 * TEST_PAGE_SIZE; /* at the line */
+        in.base[LRUGEN_FILE] = 500 * TEST_PAGE_SIZE; /* the tiering plan's own, not ours */
+        struct headroom_plan p = plan(&in);
+        assert_true(p.active);
+        assert_int_equal(p.excess, 0);
+        assert_false(p.working_set_exceeds);
+        assert_int_equal(p.take_bytes[LRUGEN_ANON] + p.take_bytes[LRUGEN_FILE], 0);
+        assert_int_equal(p.takes[0].idx[LRUGEN_ANON], -1);
+}
+
+/* 2560 pages over: generation 0's 1000 anon pages, then 1560 of generation 1's 2000. Both are
+ * idle for T (600 s, 300 s >= 240 s): nothing below T. */
+static void test_oldest_first_to_the_line(void **unused) {
+        struct lrugen_lruvec v;
+        lruvec_fill(&v, 42, 0, 10, 4, ages, anon, file);
+        struct headroom_input in = input(&v, 1);
+        struct headroom_plan p = plan(&in);
+
+        assert_int_equal(p.line, 23040 * TEST_PAGE_SIZE);
+        assert_int_equal(p.excess, 2560 * TEST_PAGE_SIZE);
+        assert_int_equal(p.takes[0].idx[LRUGEN_ANON], 1);
+        assert_int_equal(p.takes[0].pages[LRUGEN_ANON], 2560);
+        assert_int_equal(p.take_bytes[LRUGEN_ANON], 2560 * TEST_PAGE_SIZE);
+        assert_int_equal(p.take_bytes[LRUGEN_FILE], 0);
+        assert_int_equal(p.below_t_bytes, 0);
+        assert_false(p.working_set_exceeds);
+
+        /* 500 pages over: generation 0 alone. */
+        in.current = (23040 + 500) * TEST_PAGE_SIZE;
+        p = plan(&in);
+        assert_int_equal(p.takes[0].idx[LRUGEN_ANON], 0);
+        assert_int_equal(p.takes[0].pages[LRUGEN_ANON], 500);
+}
+
+/* T 400 s: generation 1 (idle 300 s) is below T, but old enough for MinColdAge 60 s: taken,
+ * and counted below T. */
+static void test_below_t(void **unused) {
+        struct lrugen_lruvec v;
+        lruvec_fill(&v, 42, 0, 10, 4, ages, anon, file);
+        struct headroom_input in = input(&v, 1);
+
+        in.cold_age_usec = 400 * SEC;
+        struct headroom_plan p = plan(&in);
+        assert_int_equal(p.takes[0].idx[LRUGEN_ANON], 1);
+        assert_int_equal(p.takes[0].pages[LRUGEN_ANON], 2560);
+        assert_int_equal(p.below_t_bytes, 1560 * TEST_PAGE_SIZE);
+}
+
+/* MinColdAge 400 s: only generation 0 (idle 600 s) may go. Its 1000 anon + 500 file pages do
+ * not reach 2560: the working set exceeds the limit, and the plan takes what is old enough. */
+static void test_never_younger_than_min_cold_age(void **unused) {
+        struct lrugen_lruvec v;
+        lruvec_fill(&v, 42, 0, 10, 4, ages, anon, file);
+        struct headroom_input in = input(&v, 1);
+
+        in.min_cold_age_usec = 400 * SEC;
+        in.cold_age_usec = 400 * SEC;
+        in.anon_share = 0.5;
+        struct headroom_plan p = plan(&in);
+        assert_int_equal(p.old_enough_bytes[LRUGEN_ANON], 1000 * TEST_PAGE_SIZE);
+        assert_int_equal(p.old_enough_bytes[LRUGEN_FILE], 500 * TEST_PAGE_SIZE);
+        assert_true(p.working_set_exceeds);
+        assert_int_equal(p.takes[0].idx[LRUGEN_ANON], 0);
+        assert_int_equal(p.takes[0].idx[LRUGEN_FILE], 0);
+        assert_int_equal(p.take_bytes[LRUGEN_ANON], 1000 * TEST_PAGE_SIZE);
+        assert_int_equal(p.take_bytes[LRUGEN_FILE], 500 * TEST_PAGE_SIZE);
+
+        /* Exactly enough old memory is not "exceeds". */
+        in.current = (23040 + 1500) * TEST_PAGE_SIZE;
+        p = plan(&in);
+        assert_false(p.working_set_exceeds);
+        in.current += TEST_PAGE_SIZE;
+        p = plan(&in);
+        assert_true(p.working_set_exceeds);
+}
+
+/* Two lruvecs (two nodes): the oldest generation over both goes first. Node 1's generation 0 is
+ * idle 800 s, node 0's 600 s, node 1's generation 1 200 s, node 0's 300 s: 2500 pages over
+ * take node 1's 1000, node 0's 1000, then 500 of node 0's generation 1 (300 s > 200 s). */
+static void test_oldest_first_over_lruvecs(void **unused) {
+        static const uint32_t ages1[4] = { 1000, 800, 200, 50 };
+        struct lrugen_lruvec v[2];
+        lruvec_fill(&v[0], 42, 0, 10, 4, ages, anon, file);
+        lruvec_fill(&v[1], 42, 1, 20, 4, ages1, anon, file);
+        struct headroom_input in = input(v, 2);
+
+        in.current = (23040 + 2500) * TEST_PAGE_SIZE;
+        struct headroom_plan p = plan(&in);
+        assert_int_equal(p.takes[1].idx[LRUGEN_ANON], 0);
+        assert_int_equal(p.takes[1].pages[LRUGEN_ANON], 1000);
+        assert_int_equal(p.takes[0].idx[LRUGEN_ANON], 1);
+        assert_int_equal(p.takes[0].pages[LRUGEN_ANON], 1500);
+        /* T 240 s: node 0's generation 1 is idle 300 s: nothing below T. */
+        assert_int_equal(p.below_t_bytes, 0);
+}
+
+/* A put-back by an eviction caps a generation's idle time; a younger generation is never taken
+ * before an older one of the same lruvec even when its own bound is larger. */
+static void test_put_back_caps_idle(void **unused) {
+        struct lrugen_lruvec v;
+        lruvec_fill(&v, 42, 0, 10, 4, ages, anon, file);
+        struct policy_state s = { .n_lruvecs = 1 };
+        s.lruvecs[0] = (struct policy_lruvec_state) { .memcg_id = 42, .node = 0 };
+        /* Our eviction put referenced pages back into generation 10 (index 0) 30 s ago. */
+        s.lruvecs[0].rejected[10 % 4].seq = 10;
+        s.lruvecs[0].rejected[10 % 4].usec = 970 * SEC;
+        struct headroom_input in = input(&v, 1);
+
+        in.state = &s;
+        struct headroom_plan p = plan(&in);
+        /* Generation 0 is idle for 30 s only: below MinColdAge, and generation 1 behind it. */
+        assert_int_equal(p.old_enough_bytes[LRUGEN_ANON], 0);
+        assert_int_equal(p.take_bytes[LRUGEN_ANON], 0);
+        assert_true(p.working_set_exceeds);
+
+        /* Put back 100 s ago: generation 0 is old enough (100 s), and generation 1, idle 300 s
+         * by its own bound, counts as idle 100 s behind it: below T (240 s). */
+        s.lruvecs[0].rejected[10 % 4].usec = 900 * SEC;
+        p = plan(&in);
+        assert_int_equal(p.takes[0].pages[LRUGEN_ANON], 2560);
+        assert_int_equal(p.below_t_bytes, 2560 * TEST_PAGE_SIZE);
+}
+
+/* The swappiness split: half and half at share 0.5, file only at 0, file only without swap. */
+static void test_split(void **unused) {
+        struct lrugen_lruvec v;
+        lruvec_fill(&v, 42, 0, 10, 4, ages, anon, file);
+        struct headroom_input in = input(&v, 1);
+
+        in.current = (23040 + 1000) * TEST_PAGE_SIZE;
+        in.anon_share = 0.5;
+        struct headroom_plan p = plan(&in);
+        assert_int_equal(p.take_bytes[LRUGEN_ANON], 500 * TEST_PAGE_SIZE);
+        assert_int_equal(p.take_bytes[LRUGEN_FILE], 500 * TEST_PAGE_SIZE);
+        assert_int_equal(p.takes[0].idx[LRUGEN_FILE], 0);
+
+        in.anon_share = 0.0;
+        p = plan(&in);
+        assert_int_equal(p.take_bytes[LRUGEN_ANON], 0);
+        assert_int_equal(p.take_bytes[LRUGEN_FILE], 1000 * TEST_PAGE_SIZE);
+        assert_int_equal(p.takes[0].idx[LRUGEN_FILE], 1); /* 500 + 500 of generation 1's 600 */
+
+        /* Share 0.5 but no swap: file takes the rest of what the line asks. */
+        in.anon_share = 0.5;
+        in.anon_room = 0;
+        p = plan(&in);
+        assert_int_equal(p.old_enough_bytes[LRUGEN_ANON], 0);
+        assert_int_equal(p.take_bytes[LRUGEN_ANON], 0);
+        assert_int_equal(p.take_bytes[LRUGEN_FILE], 1000 * TEST_PAGE_SIZE);
+}
+
+/* Never under the floor, at most MaxStep; neither makes the working set "exceed". */
+static void test_floor_and_max_step(void **unused) {
+        struct lrugen_lruvec v;
+        lruvec_fill(&v, 42, 0, 10, 4, ages, anon, file);
+        struct headroom_input in = input(&v, 1);
+
+        in.floor = in.current - 100 * TEST_PAGE_SIZE;
+        struct headroom_plan p = plan(&in);
+        assert_int_equal(p.take_bytes[LRUGEN_ANON], 100 * TEST_PAGE_SIZE);
+        assert_false(p.working_set_exceeds);
+
+        in.floor = 0;
+        in.max_bytes = 300 * TEST_PAGE_SIZE;
+        p = plan(&in);
+        assert_int_equal(p.take_bytes[LRUGEN_ANON], 300 * TEST_PAGE_SIZE);
+        assert_false(p.working_set_exceeds);
+}
+
+/* What the tiering plan takes anyway is taken too, even past the line. */
+static void test_base_taken(void **unused) {
+        struct lrugen_lruvec v;
+        lruvec_fill(&v, 42, 0, 10, 4, ages, anon, file);
+        struct headroom_input in = input(&v, 1);
+
+        in.current = (23040 + 100) * TEST_PAGE_SIZE;
+        in.base[LRUGEN_FILE] = 500 * TEST_PAGE_SIZE;
+        struct headroom_plan p = plan(&in);
+        assert_int_equal(p.take_bytes[LRUGEN_ANON], 100 * TEST_PAGE_SIZE);
+        assert_int_equal(p.take_bytes[LRUGEN_FILE], 500 * TEST_PAGE_SIZE);
+}
+
+/* Sizing: current − bytes idle for at least the age, over 1 − headroom. Idle >= 60 s: the
+ * generations 0..2 (idle 600, 300, 100 s), 1000+2000+3000 anon + 500+600+700 file = 7800
+ * pages; >= 240 s: generations 0 and 1, 4100 pages. */
+static void test_sizing(void **unused) {
+        struct lrugen_lruvec v;
+        lruvec_fill(&v, 42, 0, 10, 4, ages, anon, file);
+        struct headroom_input in = input(&v, 1);
+        struct headroom_sizing z;
+
+        in.current = 25600 * TEST_PAGE_SIZE;
+        assert_int_equal(headroom_size(&in, &z), 0);
+        assert_int_equal(z.limit, 100 * MiB);
+        /* (25600 − 7800) / 0.9 = 19777.8 → 19778 pages. */
+        assert_int_equal(z.need_min_cold_age, 19778 * TEST_PAGE_SIZE);
+        /* (25600 − 4100) / 0.9 = 23888.9 → 23889 pages. */
+        assert_int_equal(z.need_cold_age, 23889 * TEST_PAGE_SIZE);
+        assert_int_equal(z.horizon_usec, 600 * SEC);
+        assert_false(z.lower_bound);
+
+        /* Headroom off: what is touched, nothing added. */
+        in.headroom = 0;
+        assert_int_equal(headroom_size(&in, &z), 0);
+        assert_int_equal(z.need_min_cold_age, (25600 - 7800) * TEST_PAGE_SIZE);
+
+        /* MinColdAge past the horizon: nothing known idle that long, a lower bound. */
+        in.min_cold_age_usec = in.cold_age_usec = 900 * SEC;
+        assert_int_equal(headroom_size(&in, &z), 0);
+        assert_int_equal(z.need_min_cold_age, 25600 * TEST_PAGE_SIZE);
+        assert_true(z.lower_bound);
+}
+
+static void test_invalid(void **unused) {
+        struct headroom_input in = input(NULL, 0);
+        struct headroom_plan p;
+        struct headroom_sizing z;
+
+        assert_int_equal(headroom_plan(NULL, &p), -EINVAL);
+        assert_int_equal(headroom_plan(&in, NULL), -EINVAL);
+        in.n_lruvecs = 1;
+        assert_int_equal(headroom_plan(&in, &p), -EINVAL);
+        in.n_lruvecs = 0;
+        in.page_size = 3000;
+        assert_int_equal(headroom_size(&in, &z), -EINVAL);
+        in.page_size = TEST_PAGE_SIZE;
+        in.min_cold_age_usec = 0;
+        assert_int_equal(headroom_plan(&in, &p), -EINVAL);
+        in.min_cold_age_usec = 60 * SEC;
+        /* No generations at all: everything is over the line and nothing is old enough. */
+        assert_int_equal(headroom_plan(&in, &p), 0);
+        assert_true(p.working_set_exceeds);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_limit_and_line),
+                cmocka_unit_test(test_inactive_without_limit_or_headroom),
+                cmocka_unit_test(test_under_the_line),
+                cmocka_unit_test(test_oldest_first_to_the_line),
+                cmocka_unit_test(test_below_t),
+                cmocka_unit_test(test_never_younger_than_min_cold_age),
+                cmocka_unit_test(test_oldest_first_over_lruvecs),
+                cmocka_unit_test(test_put_back_caps_idle),
+                cmocka_unit_test(test_split),
+                cmocka_unit_test(test_floor_and_max_step),
+                cmocka_unit_test(test_base_taken),
+                cmocka_unit_test(test_sizing),
+                cmocka_unit_test(test_invalid),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
