@@ -65,6 +65,10 @@ static void old_prefix_of(const struct headroom_input *in, const struct lrugen_l
 
 /* Takes up to want pages of type, the oldest generation over every lruvec first, into
  * ret->takes. Returns the pages taken; adds those idle for less than T to ret->below_t_bytes. */
+static bool type_kept(const struct headroom_input *in, size_t j, int type) {
+        return type == LRUGEN_FILE && in->file_kept && in->file_kept[j];
+}
+
 static uint64_t take_oldest(const struct headroom_input *in, const struct old_prefix *pre,
                             int type, uint64_t want, struct headroom_plan *ret) {
         unsigned cursor[POLICY_MAX_LRUVECS] = { 0 };
@@ -74,7 +78,7 @@ static uint64_t take_oldest(const struct headroom_input *in, const struct old_pr
                 size_t best = SIZE_MAX;
 
                 for (size_t j = 0; j < ret->n_lruvecs; j++)
-                        if (cursor[j] < pre[j].n &&
+                        if (cursor[j] < pre[j].n && !type_kept(in, j, type) &&
                             (best == SIZE_MAX || pre[j].idle[cursor[j]] > pre[best].idle[cursor[best]]))
                                 best = j;
                 if (best == SIZE_MAX)
@@ -108,7 +112,7 @@ int headroom_plan(const struct headroom_input *in, struct headroom_plan *ret) {
                 old_prefix_of(in, &in->lruvecs[j], &pre[j]);
                 for (int type = 0; type < _LRUGEN_NR_TYPES; type++) {
                         ret->takes[j].idx[type] = -1;
-                        for (unsigned i = 0; i < pre[j].n; i++)
+                        for (unsigned i = 0; i < pre[j].n && !type_kept(in, j, type); i++)
                                 ret->old_enough_bytes[type] +=
                                         tiering_gen_pages(&in->lruvecs[j].gens[i], type) *
                                         in->page_size;

@@ -54,6 +54,8 @@ static const struct {
         { DECISION_FLAG_MIXED_ANON, "no swappiness=max: anon as a mixed write" },
         { DECISION_FLAG_FILE_PROTECTED, "hot file tiers refaulting: file kept" },
         { DECISION_FLAG_TRUNCATED, "too many lruvecs: truncated" },
+        { DECISION_FLAG_HEADROOM, "over the headroom line" },
+        { DECISION_FLAG_OVER_LIMIT, "working set exceeds the limit" },
 };
 
 static void add_plan(struct line *l, const struct decision_summary *d) {

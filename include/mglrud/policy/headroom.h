@@ -44,6 +44,8 @@ struct headroom_input {
         uint64_t max_bytes;              /* MaxStep=: at most this many bytes */
         uint64_t base[_LRUGEN_NR_TYPES]; /* bytes the cycle's tiering plan takes anyway: the
                                           * plan takes at least these (oldest first too) */
+        const bool *file_kept;           /* per lruvec: its file pages are not taken (hot file
+                                          * tiers refaulting); NULL: none is kept */
 };
 
 /* The eviction of one lruvec: per type, the youngest generation taken (index, -1: none) and

@@ -236,6 +236,24 @@ static void test_split(void **unused) {
         assert_int_equal(p.take_bytes[LRUGEN_FILE], 1000 * TEST_PAGE_SIZE);
 }
 
+/* A lruvec whose hot file tiers refault keeps its file pages: the other lruvec's go. */
+static void test_file_kept(void **unused) {
+        struct lrugen_lruvec v[2];
+        lruvec_fill(&v[0], 42, 0, 10, 4, ages, anon, file);
+        lruvec_fill(&v[1], 42, 1, 20, 4, ages, anon, file);
+        const bool kept[2] = { true, false };
+        struct headroom_input in = input(v, 2);
+
+        in.current = (23040 + 800) * TEST_PAGE_SIZE;
+        in.anon_share = 0.0;
+        in.file_kept = kept;
+        struct headroom_plan p = plan(&in);
+        assert_int_equal(p.old_enough_bytes[LRUGEN_FILE], 1100 * TEST_PAGE_SIZE);
+        assert_int_equal(p.takes[0].pages[LRUGEN_FILE], 0);
+        assert_int_equal(p.takes[0].idx[LRUGEN_FILE], -1);
+        assert_int_equal(p.takes[1].pages[LRUGEN_FILE], 800);
+}
+
 /* Never under the floor, at most MaxStep; neither makes the working set "exceed". */
 static void test_floor_and_max_step(void **unused) {
         struct lrugen_lruvec v;
@@ -319,6 +337,151 @@ static void test_invalid(void **unused) {
         assert_true(p.working_set_exceeds);
 }
 
+/* ---- in the decision (policy_decide) ---- */
+
+/* Ages 900/200/100/50 s: generations 0 and 1 are idle 200 s and 100 s, below T (240 s) and
+ * above MinColdAge (60 s): nothing is cold, the tiering plan alone evicts nothing. */
+static const uint32_t warm_ages[4] = { 900, 200, 100, 50 };
+
+struct decide_fixture {
+        struct policy p;
+        struct kernel_caps caps;
+        struct policy_state s;
+        struct lrugen_lruvec v;
+        struct cgroup_sample prev, cur;
+};
+
+/* A cgroup of 100 MiB under a 100 MiB memory.high with HighHeadroom=10%, after a warmup. */
+static void decide_setup(struct decide_fixture *f) {
+        f->p = test_policy();
+        f->p.high_headroom = 0.10;
+        f->caps = caps_all();
+        lruvec_fill(&f->v, 42, 0, 10, 4, warm_ages, anon, file);
+        f->prev = sample_make(1000 * SEC);
+        f->prev.limits.current = 100 * MiB;
+        f->prev.limits.high = 100 * MiB;
+        f->prev.limits.max = MEMCG_VALUE_MAX;
+        f->prev.limits.has_high_max = true;
+        f->prev.lruvecs = &f->v;
+        f->prev.n_lruvecs = 1;
+        state_init_running(&f->s, &f->p, &f->prev);
+        (void) run(&f->p, &f->caps, &f->s, NULL, &f->prev);
+        f->cur = sample_next(&f->prev, 10 * SEC);
+}
+
+/* Over the line: the decision evicts the 2560 pages over it from generations below T, split
+ * half and half (Swappiness=100) with anon taking what file lacks (1100 file pages are old
+ * enough), and says so. */
+static void test_decision_evicts_to_the_line(void **unused) {
+        struct decide_fixture f;
+        decide_setup(&f);
+        struct decision d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+
+        assert_int_equal(d.reason, DECISION_EVICT_COLD);
+        assert_true(d.flags & DECISION_FLAG_HEADROOM);
+        assert_false(d.flags & DECISION_FLAG_OVER_LIMIT);
+        assert_int_equal(evict_pages(&d, LRUGEN_ANON), 1460);
+        assert_int_equal(evict_pages(&d, LRUGEN_FILE), 1100);
+        assert_int_equal(find_evict(&d, LRUGEN_ANON)->seq, 11);
+        assert_int_equal(find_evict(&d, LRUGEN_FILE)->seq, 11);
+        assert_int_equal(d.planned_bytes[LRUGEN_ANON], 1460 * TEST_PAGE_SIZE);
+        assert_int_equal(d.headroom_below_t_bytes, 2560 * TEST_PAGE_SIZE);
+        assert_int_equal(d.headroom_line, 90 * MiB);
+        assert_int_equal(d.headroom_excess, 10 * MiB);
+        assert_int_equal(d.limit_bytes, 100 * MiB);
+        /* Idle >= 60 s: generations 0 and 1, 3000 anon + 1100 file pages: (25600 − 4100) / 0.9. */
+        assert_int_equal(d.need_bytes, 23889 * TEST_PAGE_SIZE);
+
+        struct decision_summary sum;
+        decision_summarize(&d, &sum);
+        assert_int_equal(sum.need_bytes, d.need_bytes);
+        assert_int_equal(sum.limit_bytes, 100 * MiB);
+        assert_int_equal(sum.headroom_line, 90 * MiB);
+}
+
+/* Headroom off, or the limits not read: the tiering plan alone, which finds nothing cold. */
+static void test_decision_without_headroom(void **unused) {
+        struct decide_fixture f;
+        decide_setup(&f);
+        f.p.high_headroom = 0;
+        struct decision d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_false(d.flags & DECISION_FLAG_HEADROOM);
+        assert_int_equal(evict_pages(&d, LRUGEN_ANON) + evict_pages(&d, LRUGEN_FILE), 0);
+        assert_int_equal(d.headroom_line, 0);
+
+        decide_setup(&f);
+        f.cur.limits.has_high_max = false;
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_false(d.flags & DECISION_FLAG_HEADROOM);
+        assert_int_equal(evict_pages(&d, LRUGEN_ANON) + evict_pages(&d, LRUGEN_FILE), 0);
+        assert_int_equal(d.limit_bytes, 0);
+}
+
+/* The pressure guard wins: PSI some over PressureTarget, nothing evicted; the line is still
+ * reported. A trigger's stall hold likewise. */
+static void test_decision_brakes_win(void **unused) {
+        struct decide_fixture f;
+        decide_setup(&f);
+        f.cur.psi.some.total_us = f.prev.psi.some.total_us + 100000; /* 1% of 10 s */
+        struct decision d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(d.reason, DECISION_NONE_PRESSURE);
+        assert_int_equal(d.n_cmds, 0);
+        assert_int_equal(d.headroom_excess, 10 * MiB);
+
+        decide_setup(&f);
+        policy_note_stall(&f.p, &f.s, f.cur.now_usec - SEC);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(d.reason, DECISION_NONE_PRESSURE);
+        assert_int_equal(d.n_cmds, 0);
+}
+
+/* MinColdAge 150 s: only generation 0 (idle 200 s) may go, 1500 pages of the 2560: the working
+ * set exceeds the limit; the plan takes what is old enough. */
+static void test_decision_over_limit(void **unused) {
+        struct decide_fixture f;
+        decide_setup(&f);
+        f.p.min_cold_age_usec = 150 * SEC;
+        struct decision d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_true(d.flags & DECISION_FLAG_OVER_LIMIT);
+        assert_true(d.flags & DECISION_FLAG_HEADROOM);
+        assert_int_equal(evict_pages(&d, LRUGEN_ANON), 1000);
+        assert_int_equal(evict_pages(&d, LRUGEN_FILE), 500);
+        assert_int_equal(find_evict(&d, LRUGEN_ANON)->seq, 10);
+}
+
+/* Hot file tiers refaulting keep the lruvec's file pages: anon takes the whole excess. */
+static void test_decision_file_protected(void **unused) {
+        struct decide_fixture f;
+        decide_setup(&f);
+        f.v.file_tiers_gen = 0;
+        f.v.file_tiers.evicted[1] = 100;
+        f.v.file_tiers.refaulted[1] = 50;
+        struct decision d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_true(d.flags & DECISION_FLAG_HEADROOM);
+        assert_int_equal(evict_pages(&d, LRUGEN_FILE), 0);
+        assert_int_equal(evict_pages(&d, LRUGEN_ANON), 2560);
+}
+
+/* Advice plans the same evictions (act_mode_decide() then writes none of them). */
+static void test_decision_advise(void **unused) {
+        struct decide_fixture f;
+        decide_setup(&f);
+        f.p.mode = POLICY_MODE_ADVISE;
+        struct decision d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_true(d.flags & DECISION_FLAG_HEADROOM);
+        assert_int_equal(evict_pages(&d, LRUGEN_ANON) + evict_pages(&d, LRUGEN_FILE), 2560);
+}
+
+/* An invalid HighHeadroom is refused, as every other bad policy value. */
+static void test_decision_invalid_headroom(void **unused) {
+        struct decide_fixture f;
+        struct decision d;
+        decide_setup(&f);
+        f.p.high_headroom = 0.9;
+        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, &f.prev, &f.cur, NULL, NULL, NULL,
+                                       &f.s, &d), -EINVAL);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_limit_and_line),
@@ -330,10 +493,18 @@ int main(void) {
                 cmocka_unit_test(test_oldest_first_over_lruvecs),
                 cmocka_unit_test(test_put_back_caps_idle),
                 cmocka_unit_test(test_split),
+                cmocka_unit_test(test_file_kept),
                 cmocka_unit_test(test_floor_and_max_step),
                 cmocka_unit_test(test_base_taken),
                 cmocka_unit_test(test_sizing),
                 cmocka_unit_test(test_invalid),
+                cmocka_unit_test(test_decision_evicts_to_the_line),
+                cmocka_unit_test(test_decision_without_headroom),
+                cmocka_unit_test(test_decision_brakes_win),
+                cmocka_unit_test(test_decision_over_limit),
+                cmocka_unit_test(test_decision_file_protected),
+                cmocka_unit_test(test_decision_advise),
+                cmocka_unit_test(test_decision_invalid_headroom),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
