@@ -143,6 +143,13 @@ int headroom_plan(const struct headroom_input *in, struct headroom_plan *ret) {
         return 0;
 }
 
+bool headroom_should_arm(uint64_t current, uint64_t line, uint64_t now_usec,
+                         uint64_t last_armed_usec, uint64_t min_gap_usec) {
+        if (line == 0 || current <= line) /* MEMCG_VALUE_MAX: no current is above it */
+                return false;
+        return last_armed_usec == 0 || u64_sub_sat(now_usec, last_armed_usec) >= min_gap_usec;
+}
+
 /* Returns the bytes of every generation of in's lruvecs idle for at least idle_usec. */
 static uint64_t bytes_idle_for(const struct headroom_input *in, uint64_t idle_usec) {
         uint64_t pages = 0;

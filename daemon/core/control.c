@@ -965,6 +965,11 @@ int control_cgroup_advise(struct cgroup *cg, const struct cycle_input *in, char 
         return r;
 }
 
+uint64_t control_cgroup_headroom_line(const struct cgroup *cg) {
+        const struct control_state *s = cg->userdata;
+        return s && s->has_last ? s->last.headroom_line : 0;
+}
+
 bool control_cgroup_reclaiming(const struct cgroup *cg, uint64_t now_usec, uint64_t grace_usec) {
         const struct control_state *s = cg->userdata;
         if (!s)

@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "manager-probe.h"
+#include "manager-headroom.h"
 #include "manager-triggers.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/policy-pool.h"
@@ -71,6 +72,7 @@ void manager_done(struct manager *m) {
         manager_triggers_done(m);
         m->streams_io = sd_event_source_disable_unref(m->streams_io);
         m->streams_timer = sd_event_source_disable_unref(m->streams_timer);
+        m->headroom_timer = sd_event_source_disable_unref(m->headroom_timer);
         reclaim_stall_free(m->stall_guard); /* after the writer, which reads it */
         m->stall_guard = NULL;
         while (m->n_cgroups > 0)
@@ -140,8 +142,7 @@ static int manager_apply_settings(struct manager *m) {
 }
 
 static void manager_streams_fast(struct manager *m);
-static void manager_cycle_input(struct manager *m, uint64_t now_usec,
-                                struct host_limits *limits, struct cycle_input *ret);
+
 
 /* The fast path runs at most every STREAMS_FAST_GAP_USEC: right away when crossings come after
  * a quiet spell, else when the gap is over (the reader keeps inserting meanwhile, and one run
@@ -340,6 +341,7 @@ int manager_start(struct manager *m, sd_event *e) {
                  ivl);
         manager_open_streams(m);
         manager_open_stall_guard(m);
+        manager_watch_headroom(m);
         m->rescan_needed = true;
         return 0;
 }
@@ -753,8 +755,8 @@ out:
 /* ---- sampling ---- */
 
 /* Fills *ret with this cycle's input for the pieces below the manager (limits is its storage). */
-static void manager_cycle_input(struct manager *m, uint64_t now_usec,
-                                struct host_limits *limits, struct cycle_input *ret) {
+void manager_cycle_input(struct manager *m, uint64_t now_usec, struct host_limits *limits,
+                         struct cycle_input *ret) {
         *limits = (struct host_limits) { .full_limit = m->config.host_full_limit,
                                          .min_available = m->config.host_min_available };
         *ret = (struct cycle_input) {

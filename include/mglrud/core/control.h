@@ -127,6 +127,10 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
 /* Frees the controller state attached to cg->userdata. */
 void control_cgroup_free(struct cgroup *cg);
 
+/* Returns the HighHeadroom= line (bytes of memory.current) cg's last decision drew, 0 when it drew
+ * none (headroom off, no limit, no decision yet). */
+uint64_t control_cgroup_headroom_line(const struct cgroup *cg);
+
 /* Returns true while cg's reclaim is running or queued, or was submitted within grace_usec of
  * now_usec: the time its pressure trigger must be armed (pressure-trigger.h). */
 bool control_cgroup_reclaiming(const struct cgroup *cg, uint64_t now_usec, uint64_t grace_usec);

@@ -136,6 +136,7 @@ struct manager {
         sd_event *event;            /* the event loop (NULL: --once) */
         sd_event_source *streams_io;    /* stream crossings waiting (the fast path) */
         sd_event_source *streams_timer; /* the fast path's next run, when it must wait */
+        sd_event_source *headroom_timer; /* HighHeadroom= between cycles (manager-headroom.c) */
         uint64_t streams_fast_usec;     /* when the fast path last ran */
         struct host_idle host_idle; /* the host's idle-age profile, updated each cycle */
         bool idle_profile;          /* the cgroups' profiles were asked for: each keeps its

@@ -84,6 +84,13 @@ uint64_t headroom_line(uint64_t limit, double headroom, uint64_t page_size);
  * generations data (NULL with n_lruvecs > 0), or MinColdAge = 0. */
 int headroom_plan(const struct headroom_input *in, struct headroom_plan *ret);
 
+/* Between cycles (core/manager-headroom.c): returns true when a cgroup whose last decision drew
+ * the line (0 or MEMCG_VALUE_MAX: none) is over it now and its last early decision, at
+ * last_armed_usec (0: none), is at least min_gap_usec ago: decide for it now rather than at
+ * the next cycle. */
+bool headroom_should_arm(uint64_t current, uint64_t line, uint64_t now_usec,
+                         uint64_t last_armed_usec, uint64_t min_gap_usec);
+
 /* The sizing of one cgroup: what it needs to run unthrottled, beside its limit. */
 struct headroom_sizing {
         uint64_t limit;                  /* headroom_limit(); MEMCG_VALUE_MAX: none */

@@ -337,6 +337,21 @@ static void test_invalid(void **unused) {
         assert_true(p.working_set_exceeds);
 }
 
+/* Between cycles: over the line, once per gap. */
+static void test_should_arm(void **unused) {
+        const uint64_t line = 90 * MiB;
+
+        assert_false(headroom_should_arm(80 * MiB, line, 10 * SEC, 0, SEC));
+        assert_false(headroom_should_arm(line, line, 10 * SEC, 0, SEC));
+        assert_true(headroom_should_arm(line + 1, line, 10 * SEC, 0, SEC));
+        /* No line drawn (headroom off, no limit, no decision yet). */
+        assert_false(headroom_should_arm(100 * MiB, 0, 10 * SEC, 0, SEC));
+        assert_false(headroom_should_arm(100 * MiB, MEMCG_VALUE_MAX, 10 * SEC, 0, SEC));
+        /* Armed 0.5 s ago with a 1 s gap: not yet; 1 s ago: again. */
+        assert_false(headroom_should_arm(100 * MiB, line, 10 * SEC, 10 * SEC - SEC / 2, SEC));
+        assert_true(headroom_should_arm(100 * MiB, line, 10 * SEC, 9 * SEC, SEC));
+}
+
 /* ---- in the decision (policy_decide) ---- */
 
 /* Ages 900/200/100/50 s: generations 0 and 1 are idle 200 s and 100 s, below T (240 s) and
@@ -498,6 +513,7 @@ int main(void) {
                 cmocka_unit_test(test_base_taken),
                 cmocka_unit_test(test_sizing),
                 cmocka_unit_test(test_invalid),
+                cmocka_unit_test(test_should_arm),
                 cmocka_unit_test(test_decision_evicts_to_the_line),
                 cmocka_unit_test(test_decision_without_headroom),
                 cmocka_unit_test(test_decision_brakes_win),
