@@ -77,6 +77,7 @@ struct control_state {
         bool paused;                   /* Pause(): sample, but do not decide or act */
         bool skipped;                  /* the last cycle was skipped because of a pause */
         bool reclaim_denied_logged;    /* note_reclaim_denied() said it */
+        bool over_limit_logged;        /* "working set exceeds the limit" was said */
         bool in_flight;                /* a job with this cgroup's writes is queued or running */
         bool in_flight_reclaims;       /* ... and it evicts or reclaims (not ageing only) */
         bool in_flight_stopped;        /* ... and a pressure trigger stopped it: its chunk in
@@ -850,6 +851,14 @@ int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct
         decision_summarize(&d, &s->last);
         s->last.act = (uint8_t) mode;
         s->has_last = true;
+        if (d.flags & DECISION_FLAG_OVER_LIMIT) {
+                struct control_acts *a = acts_get(s);
+                if (a)
+                        a->over_limit_decisions++;
+                if (!s->over_limit_logged)
+                        decision_log_over_limit(cg->name, &d);
+                s->over_limit_logged = true;
+        }
 
         if (mode == ACT_AGE_ONLY) {
                 /* Advice that ages (Mode=advise): the ageing job, and the advice reported. */

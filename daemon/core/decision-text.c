@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mglrud/core/decision-text.h"
+#include "mglrud/shared/log.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
 
@@ -169,4 +170,15 @@ int decision_summary_format(const struct decision_summary *d, char *buf, size_t 
                 line_add(&l, "]");
 
         return snprintf(buf, size, "%s", l.buf);
+}
+
+void decision_log_over_limit(const char *name, const struct decision *d) {
+        char over[16], line[16], limit[16], need[16];
+
+        log_notice("%s: the working set exceeds the limit: %s over the headroom line %s (limit "
+                   "%s), not enough idle for MinColdAge to get back to it; needs ~%s%s to run "
+                   "unthrottled. The kernel's throttling acts (said once).",
+                   name, B(over, d->headroom_excess), B(line, d->headroom_line),
+                   B(limit, d->limit_bytes), B(need, d->need_bytes),
+                   d->need_lower_bound ? " or more" : "");
 }
