@@ -317,6 +317,10 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
                 memcpy(ret->warm_bytes, d->warm_bytes, sizeof ret->warm_bytes);
                 ret->has_psi_some = d->has_psi_some;
                 ret->psi_some = d->psi_some;
+                ret->need_bytes = d->need_bytes;
+                ret->need_t_bytes = d->need_t_bytes;
+                ret->limit_bytes = d->limit_bytes;
+                ret->need_lower_bound = d->need_lower_bound;
         }
         if (s->skipped)
                 ret->reason = "paused";

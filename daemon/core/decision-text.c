@@ -158,6 +158,12 @@ int decision_summary_format(const struct decision_summary *d, char *buf, size_t 
         }
 
         add_plan(&l, d);
+        if (d->limit_bytes > 0 && d->need_bytes > 0) {
+                /* The sizing, where the limits are read (HighHeadroom=): headroom.h. */
+                char n[16], lim[16];
+                line_add(&l, "; needs ~%s%s to run unthrottled, limit %s", B(n, d->need_bytes),
+                         d->need_lower_bound ? " or more" : "", B(lim, d->limit_bytes));
+        }
         line_add(&l, ": %s", reason);
 
         for (size_t i = 0; i < ELEMENTSOF(flag_names); i++) {

@@ -40,6 +40,10 @@ struct control_snapshot {
         uint64_t warm_bytes[_LRUGEN_NR_TYPES];
         bool has_psi_some;
         double psi_some;           /* cgroup PSI some share over the last cycle (0..1) */
+        /* The sizing (headroom.h) and the limit beside it (0: not known): what the cgroup needs
+         * to run unthrottled, within MinColdAge and within T, with HighHeadroom= added. */
+        uint64_t need_bytes, need_t_bytes, limit_bytes;
+        bool need_lower_bound;     /* the idle horizon is short of MinColdAge */
         uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES]; /* measured, cumulative */
         /* Whether the kernel's refault counts were found short, by which sign ("own-count",
          * "shadow-nodes"; NULL while trusted): refault_undercount, refault-trust.h. */

@@ -380,6 +380,11 @@ static void test_over_limit_counted(void **unused) {
         assert_int_equal(snap.over_limit_decisions, 3);
         assert_non_null(strstr(snap.line, "working set exceeds the limit"));
         assert_int_equal(control_cgroup_headroom_line(f.cg), 90 * MiB);
+        /* The sizing: nothing known idle for 1 h, so all of memory.current (1 GiB) / 0.9, in
+         * whole pages, a lower bound; the limit beside it. */
+        assert_int_equal(snap.need_bytes, 291272 * 4096);
+        assert_true(snap.need_lower_bound);
+        assert_int_equal(snap.limit_bytes, 100 * MiB);
         cycle_fixture_done(&f);
 }
 
