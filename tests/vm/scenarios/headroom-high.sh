@@ -12,6 +12,7 @@
 # "kernel,headroom"; "headroom,kernel" runs them the other way round, one alone only that one),
 # MGLRUD_ARG_loglevel (default debug: the between-cycle decisions are logged at debug).
 need_bin mglrud
+need_bin mglructl
 DUR="${MGLRUD_ARG_duration:-120}"
 GROWTH="${MGLRUD_ARG_growth:-1}"
 HIGH_MIB="${MGLRUD_ARG_high:-96}"
@@ -52,12 +53,19 @@ EOC
 	if [ "$mode" = headroom ]; then
 		export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 		mglrud --cgroup-root /sys/fs/cgroup --config /tmp/headroom.conf --log-level "$LEVEL" \
-			> /tmp/mglrud.log 2>&1 &
+			--runtime-dir /run/mglrud > /tmp/mglrud.log 2>&1 &
 		d_pid=$!
 	fi
-	local t0 t
+	local t0 t advised=""
 	t0=$(date +%s)
 	while kill -0 "$wl" 2>/dev/null; do
+		# The sizing near the end, with the cold set grown: mglructl advise's line.
+		if [ -n "$d_pid" ] && [ -z "$advised" ] && [ $(( $(date +%s) - t0 )) -ge $((DUR - 20)) ]; then
+			advised=1
+			timeout 30 mglructl --runtime-dir /run/mglrud advise > /tmp/advise.txt 2>&1
+			result_file advise.txt /tmp/advise.txt
+			result "${mode}_advise_sizing" "$(grep -o 'needs ~[^,]*, limit [^:]*' /tmp/advise.txt | head -n 1 | tr ' ' _)"
+		fi
 		cur=$(cg_read "$cg" memory.current)
 		[ "$cur" -gt "$peak" ] && peak=$cur
 		t=$(( $(date +%s) - t0 ))
