@@ -45,7 +45,7 @@ void decision_summarize(const struct decision *d, struct decision_summary *ret) 
                 .headroom_line = d->headroom_line,
                 .need_bytes = d->need_bytes,
                 .need_t_bytes = d->need_t_bytes,
-                .need_lower_bound = d->need_lower_bound,
+                .need_horizon_short = d->need_horizon_short,
         };
         memcpy(ret->horizon_bytes, d->horizon_bytes, sizeof ret->horizon_bytes);
         memcpy(ret->reclaims, d->reclaims, sizeof ret->reclaims);

@@ -190,6 +190,6 @@ int headroom_size(const struct headroom_input *in, struct headroom_sizing *ret) 
                                             idle_lruvec_horizon(&in->lruvecs[j],
                                                                 slot_of(in, &in->lruvecs[j]),
                                                                 in->now_usec));
-        ret->lower_bound = ret->horizon_usec < in->min_cold_age_usec;
+        ret->horizon_short = ret->horizon_usec < in->min_cold_age_usec;
         return 0;
 }

@@ -48,7 +48,7 @@ void headroom_estimate(const struct policy *p, const struct kernel_caps *caps,
         d->limit_bytes = z.limit == MEMCG_VALUE_MAX ? 0 : z.limit;
         d->need_bytes = z.need_min_cold_age;
         d->need_t_bytes = z.need_cold_age;
-        d->need_lower_bound = z.lower_bound;
+        d->need_horizon_short = z.horizon_short;
         if (!hp.active)
                 return;
         d->headroom_line = hp.line;

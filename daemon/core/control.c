@@ -320,7 +320,7 @@ int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *re
                 ret->need_bytes = d->need_bytes;
                 ret->need_t_bytes = d->need_t_bytes;
                 ret->limit_bytes = d->limit_bytes;
-                ret->need_lower_bound = d->need_lower_bound;
+                ret->need_horizon_short = d->need_horizon_short;
         }
         if (s->skipped)
                 ret->reason = "paused";

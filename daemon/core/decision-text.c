@@ -162,7 +162,7 @@ int decision_summary_format(const struct decision_summary *d, char *buf, size_t 
                 /* The sizing, where the limits are read (HighHeadroom=): headroom.h. */
                 char n[16], lim[16];
                 line_add(&l, "; needs ~%s%s to run unthrottled, limit %s", B(n, d->need_bytes),
-                         d->need_lower_bound ? " or more" : "", B(lim, d->limit_bytes));
+                         d->need_horizon_short ? " (nothing known idle for MinColdAge yet: all of it)" : "", B(lim, d->limit_bytes));
         }
         line_add(&l, ": %s", reason);
 
@@ -186,5 +186,5 @@ void decision_log_over_limit(const char *name, const struct decision *d) {
                    "unthrottled. The kernel's throttling acts (said once).",
                    name, B(over, d->headroom_excess), B(line, d->headroom_line),
                    B(limit, d->limit_bytes), B(need, d->need_bytes),
-                   d->need_lower_bound ? " or more" : "");
+                   d->need_horizon_short ? " (nothing known idle for MinColdAge yet: all of it)" : "");
 }

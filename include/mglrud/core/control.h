@@ -43,7 +43,7 @@ struct control_snapshot {
         /* The sizing (headroom.h) and the limit beside it (0: not known): what the cgroup needs
          * to run unthrottled, within MinColdAge and within T, with HighHeadroom= added. */
         uint64_t need_bytes, need_t_bytes, limit_bytes;
-        bool need_lower_bound;     /* the idle horizon is short of MinColdAge */
+        bool need_horizon_short;     /* the idle horizon is short of MinColdAge */
         uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES]; /* measured, cumulative */
         /* Whether the kernel's refault counts were found short, by which sign ("own-count",
          * "shadow-nodes"; NULL while trusted): refault_undercount, refault-trust.h. */

@@ -98,7 +98,7 @@ struct headroom_sizing {
         uint64_t need_cold_age;          /* the same with T */
         uint64_t horizon_usec;           /* the longest idle time the generations tell: a
                                           * need past it is only a lower bound */
-        bool lower_bound;                /* horizon_usec < MinColdAge: nothing is yet known to be
+        bool horizon_short;              /* horizon_usec < MinColdAge: nothing is yet known to be
                                           * idle for MinColdAge, the need is all of current */
 };
 

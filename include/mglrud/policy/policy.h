@@ -338,7 +338,7 @@ struct decision {
         uint64_t headroom_below_t_bytes;          /* of planned_bytes, idle for less than T */
         uint64_t need_bytes;                      /* touched within MinColdAge + headroom */
         uint64_t need_t_bytes;                    /* touched within T + headroom */
-        bool need_lower_bound;                    /* the horizon is short of MinColdAge */
+        bool need_horizon_short;                  /* the horizon is short of MinColdAge */
 };
 
 /* What the daemon does with one cgroup's decision or drops this cycle: decided once, by
@@ -378,7 +378,7 @@ struct decision_summary {
                                                     * (ACT_WRITE from decision_summarize()) */
         bool has_estimates;
         bool has_psi_some;
-        bool need_lower_bound;
+        bool need_horizon_short;
 };
 
 /* Fills *ret with what d says (every field of the summary, copied from d). */

@@ -383,7 +383,7 @@ static void test_over_limit_counted(void **unused) {
         /* The sizing: nothing known idle for 1 h, so all of memory.current (1 GiB) / 0.9, in
          * whole pages, a lower bound; the limit beside it. */
         assert_int_equal(snap.need_bytes, 291272 * 4096);
-        assert_true(snap.need_lower_bound);
+        assert_true(snap.need_horizon_short);
         assert_int_equal(snap.limit_bytes, 100 * MiB);
         cycle_fixture_done(&f);
 }

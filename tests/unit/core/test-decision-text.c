@@ -87,9 +87,10 @@ static void test_sizing_clause(void **unused) {
         assert_non_null(strstr(buf, "; T=1min; needs ~200M to run unthrottled, limit 256M: "
                                     "cold-generations [over the headroom line, working set "
                                     "exceeds the limit]"));
-        d.need_lower_bound = true;
+        d.need_horizon_short = true;
         assert_true(decision_summary_format(&d, buf, sizeof buf) > 0);
-        assert_non_null(strstr(buf, "needs ~200M or more to run unthrottled, limit 256M"));
+        assert_non_null(strstr(buf, "needs ~200M (nothing known idle for MinColdAge yet: all of it) to run "
+                                    "unthrottled, limit 256M"));
         /* No limit read: no sizing clause. */
         d.limit_bytes = 0;
         assert_true(decision_summary_format(&d, buf, sizeof buf) > 0);

@@ -302,7 +302,7 @@ static void test_sizing(void **unused) {
         /* (25600 − 4100) / 0.9 = 23888.9 → 23889 pages. */
         assert_int_equal(z.need_cold_age, 23889 * TEST_PAGE_SIZE);
         assert_int_equal(z.horizon_usec, 600 * SEC);
-        assert_false(z.lower_bound);
+        assert_false(z.horizon_short);
 
         /* Headroom off: what is touched, nothing added. */
         in.headroom = 0;
@@ -313,7 +313,7 @@ static void test_sizing(void **unused) {
         in.min_cold_age_usec = in.cold_age_usec = 900 * SEC;
         assert_int_equal(headroom_size(&in, &z), 0);
         assert_int_equal(z.need_min_cold_age, 25600 * TEST_PAGE_SIZE);
-        assert_true(z.lower_bound);
+        assert_true(z.horizon_short);
 }
 
 static void test_invalid(void **unused) {
