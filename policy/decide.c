@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "mglrud/policy/headroom.h"
 #include "policy-internal.h"
 
 static uint64_t initial_cold_age(const struct policy *p) {
@@ -40,6 +41,11 @@ void decision_summarize(const struct decision *d, struct decision_summary *ret) 
                 .cold_age_usec = d->cold_age_usec,
                 .file_cold_age_usec = d->file_cold_age_usec,
                 .idle_horizon_usec = d->idle_horizon_usec,
+                .limit_bytes = d->limit_bytes,
+                .headroom_line = d->headroom_line,
+                .need_bytes = d->need_bytes,
+                .need_t_bytes = d->need_t_bytes,
+                .need_horizon_short = d->need_horizon_short,
         };
         memcpy(ret->horizon_bytes, d->horizon_bytes, sizeof ret->horizon_bytes);
         memcpy(ret->reclaims, d->reclaims, sizeof ret->reclaims);
@@ -93,6 +99,8 @@ static int validate(const struct policy *p, const struct kernel_caps *caps,
         if (p->min_cold_age_usec == 0 || p->min_cold_age_usec > p->max_cold_age_usec)
                 return -EINVAL;
         if (p->swappiness < SWAPPINESS_AUTO || p->swappiness > SWAPPINESS_ANON_ONLY)
+                return -EINVAL;
+        if (!(p->high_headroom >= 0 && p->high_headroom <= HEADROOM_MAX))
                 return -EINVAL;
         if (!(p->pressure_target >= 0) || !(p->refault_target >= 0) ||
             !(p->reclaim_ratio >= 0 && p->reclaim_ratio <= 1))
@@ -187,6 +195,7 @@ int policy_decide(const struct policy *p, const struct kernel_caps *caps,
         tiering_note_rejects(&s, cur);
         tiering_estimate(&s, cur, caps->page_size, d);
         d->target_anon_share = swappiness_target_share(p, &s);
+        headroom_estimate(p, caps, &s, cur, d);
 
         if (policy_host_guard(host_prev, host_cur, host_limits)) {
                 reason = DECISION_NONE_HOST_PRESSURE;

@@ -17,6 +17,7 @@ static const char *const policy_key_names[_POLICY_KEY_MAX] = {
         [POLICY_KEY_MAX_STEP] = "MaxStep",
         [POLICY_KEY_RECLAIM_RATIO] = "ReclaimRatio",
         [POLICY_KEY_STREAM_PROTECTION] = "StreamProtection",
+        [POLICY_KEY_HIGH_HEADROOM] = "HighHeadroom",
 };
 
 static const char *const policy_mode_names[_POLICY_MODE_MAX] = {
@@ -109,6 +110,9 @@ void policy_copy_key(struct policy *dst, const struct policy *src, enum policy_k
                 break;
         case POLICY_KEY_STREAM_PROTECTION:
                 dst->stream_protection = src->stream_protection;
+                break;
+        case POLICY_KEY_HIGH_HEADROOM:
+                dst->high_headroom = src->high_headroom;
                 break;
         case _POLICY_KEY_MAX:
                 break;

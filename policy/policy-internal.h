@@ -138,6 +138,21 @@ void tiering_note_rejects(struct policy_state *s, const struct cgroup_sample *cu
 void tiering_estimate(const struct policy_state *s, const struct cgroup_sample *cur,
                       uint64_t page_size, struct decision *d);
 
+/* tiering-headroom.c */
+struct headroom_input;
+/* Fills *ret with the planner's input for cur under p (headroom.h); the base is zero and
+ * file_kept NULL, for the caller to set. Without the limits read (has_high_max) they count as
+ * "max": no line. */
+void headroom_input_of(const struct policy *p, const struct kernel_caps *caps,
+                       const struct policy_state *s, const struct cgroup_sample *cur,
+                       const struct decision *d, struct headroom_input *ret);
+/* Fills d's headroom and sizing estimates (limit, line, excess, need) and sets
+ * DECISION_FLAG_OVER_LIMIT when the working set exceeds the limit. Call after
+ * tiering_estimate() and swappiness_target_share(). */
+void headroom_estimate(const struct policy *p, const struct kernel_caps *caps,
+                       const struct policy_state *s, const struct cgroup_sample *cur,
+                       struct decision *d);
+
 /* tiering-plan.c */
 /* Plans ageing and eviction commands. Returns the reason. */
 enum decision_reason tiering_plan(const struct policy *p, const struct kernel_caps *caps,

@@ -4,7 +4,9 @@
  * file (swappiness controller), evict the prefixes ("- memcg node seq swappiness pages"), then
  * age ("+ memcg node max_seq") when the cadence says so. Evictions come before ageing: ageing a
  * lruvec with four generations merges its oldest into the next one, and the eviction seq would
- * then find nothing. */
+ * then find nothing. Over the HighHeadroom= line, the headroom planner's evictions replace the
+ * cold prefixes (plan_headroom()). */
+#include "mglrud/policy/headroom.h"
 #include "mglrud/shared/macro.h"
 #include "policy-internal.h"
 
@@ -12,6 +14,7 @@
 struct lruvec_plan {
         int idx[_LRUGEN_NR_TYPES];        /* youngest cold generation, -1 if none */
         uint64_t pages[_LRUGEN_NR_TYPES]; /* pages in generations 0..idx */
+        bool backlog;                     /* headroom leaves part of the cold prefix */
 };
 
 /* The whole decision's plan: the per-lruvec prefixes and what is left of each type's budget. */
@@ -22,6 +25,7 @@ struct cycle_plan {
         uint64_t cadence;                 /* age about every min(T) / 2 */
         uint64_t avail[_LRUGEN_NR_TYPES]; /* bytes the prefixes hold */
         uint64_t left[_LRUGEN_NR_TYPES];  /* pages of the split not yet given to a command */
+        bool file_kept[POLICY_MAX_LRUVECS]; /* hot file tiers refaulting: no file eviction */
 };
 
 /* Returns true when the file tiers >= 1 of the lruvec's oldest file generation lose more than
@@ -77,6 +81,8 @@ static void plan_prefixes(const struct kernel_caps *caps, const struct policy_st
                 const struct policy_lruvec_state *slot = policy_lruvec_find(s, v->memcg_id, v->node);
                 bool protect_file = file_tiers_thrashing(v);
 
+                plan->file_kept[j] = protect_file;
+
                 for (int type = 0; type < _LRUGEN_NR_TYPES; type++) {
                         uint64_t pages;
 
@@ -128,7 +134,7 @@ static bool plan_evictions(const struct policy *p, struct policy_state *s,
         const struct lrugen_lruvec *v = &cur->lruvecs[j];
         const struct lruvec_plan *lp = &plan->lruvecs[j];
         uint64_t max_seq = v->gens[v->nr_gens - 1].seq;
-        bool backlog = false;
+        bool backlog = lp->backlog;
 
         for (int type = 0; type < _LRUGEN_NR_TYPES; type++) {
                 uint64_t take = u64_min(lp->pages[type], plan->left[type]);
@@ -161,6 +167,38 @@ static bool plan_evictions(const struct policy *p, struct policy_state *s,
                 }
         }
         return backlog;
+}
+
+/* Over the HighHeadroom= line, replaces the cold prefixes and the split with the headroom
+ * planner's evictions (headroom.h): the oldest generations first, at least what the split took,
+ * below T down to MinColdAge as far as the line asks. */
+static void plan_headroom(const struct policy *p, const struct kernel_caps *caps,
+                          const struct policy_state *s, const struct cgroup_sample *cur,
+                          struct cycle_plan *plan, struct decision *d) {
+        struct headroom_input in;
+        struct headroom_plan hp;
+
+        headroom_input_of(p, caps, s, cur, d, &in);
+        in.n_lruvecs = plan->n;
+        in.file_kept = plan->file_kept;
+        for (int type = 0; type < _LRUGEN_NR_TYPES; type++)
+                in.base[type] = d->planned_bytes[type];
+        if (headroom_plan(&in, &hp) < 0 || hp.excess == 0)
+                return;
+        d->flags |= DECISION_FLAG_HEADROOM;
+        for (size_t j = 0; j < plan->n; j++)
+                for (int type = 0; type < _LRUGEN_NR_TYPES; type++) {
+                        struct lruvec_plan *lp = &plan->lruvecs[j];
+
+                        lp->backlog |= hp.takes[j].pages[type] < lp->pages[type];
+                        lp->idx[type] = hp.takes[j].idx[type];
+                        lp->pages[type] = hp.takes[j].pages[type];
+                }
+        for (int type = 0; type < _LRUGEN_NR_TYPES; type++) {
+                d->planned_bytes[type] = hp.take_bytes[type];
+                plan->left[type] = hp.take_bytes[type] / caps->page_size;
+        }
+        d->headroom_below_t_bytes = hp.below_t_bytes;
 }
 
 /* Returns true when lruvec v should be aged now. */
@@ -230,6 +268,8 @@ enum decision_reason tiering_plan(const struct policy *p, const struct kernel_ca
         }
         plan_prefixes(caps, s, cur, &plan, d);
         s->last_split_free = plan_split(p, caps, s, cur, &plan, d);
+        if (p->high_headroom > 0 && cur->limits.has_high_max)
+                plan_headroom(p, caps, s, cur, &plan, d);
 
         for (size_t j = 0; j < plan.n; j++) {
                 const struct lrugen_lruvec *v = &cur->lruvecs[j];

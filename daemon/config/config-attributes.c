@@ -56,6 +56,7 @@ static int key_cmp(const struct policy *a, const struct policy *b, enum policy_k
         case POLICY_KEY_REFAULT_TARGET: return CMP(a->refault_target, b->refault_target);
         case POLICY_KEY_RECLAIM_RATIO: return CMP(a->reclaim_ratio, b->reclaim_ratio);
         case POLICY_KEY_SWAPPINESS: return CMP(a->swappiness, b->swappiness);
+        case POLICY_KEY_HIGH_HEADROOM: return CMP(a->high_headroom, b->high_headroom);
         default: return 0;
         }
 #undef CMP

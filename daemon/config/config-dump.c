@@ -47,6 +47,8 @@ const char *policy_key_format(char *buf, size_t size, const struct policy *p, en
         case POLICY_KEY_STREAM_PROTECTION:
                 snprintf(buf, size, "%s", stream_protection_to_string(p->stream_protection) ?: "?");
                 return buf;
+        case POLICY_KEY_HIGH_HEADROOM:
+                return format_percent_exact(buf, size, p->high_headroom);
         case _POLICY_KEY_MAX:
                 break;
         }

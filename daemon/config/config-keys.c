@@ -7,6 +7,7 @@
 #include <syslog.h>
 
 #include "config-internal.h"
+#include "mglrud/policy/headroom.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
@@ -345,6 +346,13 @@ int config_parse_policy_key(struct policy *p, enum policy_key k, const char *val
                         return fail(ret_reason,
                                     "must be at least 4K (use Mode= to stop reclaim)");
                 *(k == POLICY_KEY_FLOOR ? &p->floor_bytes : &p->max_step_bytes) = u;
+                break;
+        case POLICY_KEY_HIGH_HEADROOM:
+                if (parse_percent(value, &d) < 0)
+                        return fail(ret_reason, "invalid percentage (0% for off, up to 50%)");
+                if (d > HEADROOM_MAX)
+                        return fail(ret_reason, "must be at most 50% of the limit (0% for off)");
+                p->high_headroom = d;
                 break;
         case POLICY_KEY_STREAM_PROTECTION:
                 if (strcmp(value, "advise") == 0)

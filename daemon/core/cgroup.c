@@ -114,6 +114,12 @@ void cgroup_free(struct cgroup *cg) {
 int cgroup_read(struct cgroup *cg, uint64_t now_usec, struct cgroup_reading *ret,
                 struct cgroup_read_error *ret_error) {
         int r = cgroup_files_read(&cg->files, now_usec, ret, ret_error);
+        /* The limits headroom keeps under: read only where it is on (a read each, per cycle). */
+        if (r >= 0 && cg->policy && cg->policy->high_headroom > 0) {
+                r = cgroup_files_read_high_max(&cg->files, &ret->limits);
+                if (r < 0 && ret_error)
+                        *ret_error = (struct cgroup_read_error) { .file = CGROUP_FILE_HIGH };
+        }
         if (r == -ENOENT)
                 cg->vanished = true;
         return r;

@@ -80,6 +80,7 @@ struct control_state {
         bool paused;                   /* Pause(): sample, but do not decide or act */
         bool skipped;                  /* the last cycle was skipped because of a pause */
         bool reclaim_denied_logged;    /* control_note_reclaim_denied() said it */
+        bool over_limit_logged;        /* "working set exceeds the limit" was said */
         bool in_flight;                /* a job with this cgroup's writes is queued or running */
         bool in_flight_reclaims;       /* ... and it evicts or reclaims (not ageing only) */
         bool in_flight_stopped;        /* ... and a pressure trigger stopped it: its chunk in

@@ -68,6 +68,15 @@ static void snapshot_last(const struct decision_summary *d, struct control_snaps
         memcpy(ret->warm_bytes, d->warm_bytes, sizeof ret->warm_bytes);
         ret->has_psi_some = d->has_psi_some;
         ret->psi_some = d->psi_some;
+        ret->need_bytes = d->need_bytes;
+        ret->need_t_bytes = d->need_t_bytes;
+        ret->limit_bytes = d->limit_bytes;
+        ret->need_horizon_short = d->need_horizon_short;
+}
+
+uint64_t control_cgroup_headroom_line(const struct cgroup *cg) {
+        const struct control_state *s = cg->userdata;
+        return s && s->has_last ? s->last.headroom_line : 0;
 }
 
 int control_cgroup_snapshot(const struct cgroup *cg, struct control_snapshot *ret) {

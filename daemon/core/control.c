@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "control-internal.h"
+#include "mglrud/core/decision-text.h"
 #include "mglrud/shared/log.h"
 
 /* Keeps of the reading rd (own its own refault count) what the next cycle's policy reads from
@@ -379,6 +380,14 @@ static int step_act(struct cycle_step *x) {
         decision_summarize(d, &s->last);
         s->last.act = (uint8_t) mode;
         s->has_last = true;
+        if (d->flags & DECISION_FLAG_OVER_LIMIT) {
+                struct control_acts *a = control_acts_get(s);
+                if (a)
+                        a->over_limit_decisions++;
+                if (!s->over_limit_logged)
+                        decision_log_over_limit(x->cg->name, d);
+                s->over_limit_logged = true;
+        }
 
         if (mode == ACT_AGE_ONLY) {
                 /* Advice that ages (Mode=advise): the ageing job, and the advice reported. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mglrud/core/decision-text.h"
+#include "mglrud/shared/log.h"
 #include "mglrud/shared/macro.h"
 #include "mglrud/shared/parse-util.h"
 
@@ -54,6 +55,8 @@ static const struct {
         { DECISION_FLAG_MIXED_ANON, "no swappiness=max: anon as a mixed write" },
         { DECISION_FLAG_FILE_PROTECTED, "hot file tiers refaulting: file kept" },
         { DECISION_FLAG_TRUNCATED, "too many lruvecs: truncated" },
+        { DECISION_FLAG_HEADROOM, "over the headroom line" },
+        { DECISION_FLAG_OVER_LIMIT, "working set exceeds the limit" },
 };
 
 static void add_plan(struct line *l, const struct decision_summary *d) {
@@ -155,6 +158,12 @@ int decision_summary_format(const struct decision_summary *d, char *buf, size_t 
         }
 
         add_plan(&l, d);
+        if (d->limit_bytes > 0 && d->need_bytes > 0) {
+                /* The sizing, where the limits are read (HighHeadroom=): headroom.h. */
+                char n[16], lim[16];
+                line_add(&l, "; needs ~%s%s to run unthrottled, limit %s", B(n, d->need_bytes),
+                         d->need_horizon_short ? " (nothing known idle for MinColdAge yet: all of it)" : "", B(lim, d->limit_bytes));
+        }
         line_add(&l, ": %s", reason);
 
         for (size_t i = 0; i < ELEMENTSOF(flag_names); i++) {
@@ -167,4 +176,15 @@ int decision_summary_format(const struct decision_summary *d, char *buf, size_t 
                 line_add(&l, "]");
 
         return snprintf(buf, size, "%s", l.buf);
+}
+
+void decision_log_over_limit(const char *name, const struct decision *d) {
+        char over[16], line[16], limit[16], need[16];
+
+        log_notice("%s: the working set exceeds the limit: %s over the headroom line %s (limit "
+                   "%s), not enough idle for MinColdAge to get back to it; needs ~%s%s to run "
+                   "unthrottled. The kernel's throttling acts (said once).",
+                   name, B(over, d->headroom_excess), B(line, d->headroom_line),
+                   B(limit, d->limit_bytes), B(need, d->need_bytes),
+                   d->need_horizon_short ? " (nothing known idle for MinColdAge yet: all of it)" : "");
 }

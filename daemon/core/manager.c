@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "manager-headroom.h"
 #include "mglrud/core/brakes.h"
 #include "mglrud/core/control.h"
 #include "mglrud/core/policy-pool.h"
@@ -42,6 +43,7 @@ void manager_done(struct manager *m) {
         m->actuator = NULL;
         brakes_free(m->brakes); /* after the writer, which reads their sources */
         m->brakes = NULL;
+        m->headroom_timer = sd_event_source_disable_unref(m->headroom_timer);
         discovery_done(&m->discovery);
         stream_wiring_done(&m->stream_wiring);
         lrugen_source_done(&m->lrugen);
@@ -105,8 +107,8 @@ static int manager_own_refaults(void *userdata, uint64_t cgroup_id, uint64_t *re
 }
 
 /* Fills *ret with this cycle's input for the pieces below the manager (limits is its storage). */
-static void manager_cycle_input(struct manager *m, uint64_t now_usec,
-                                struct host_limits *limits, struct cycle_input *ret) {
+void manager_cycle_input(struct manager *m, uint64_t now_usec, struct host_limits *limits,
+                         struct cycle_input *ret) {
         struct streams *streams = m->stream_wiring.streams;
 
         *limits = (struct host_limits) { .full_limit = m->config.host_full_limit,
@@ -226,6 +228,7 @@ int manager_start(struct manager *m, sd_event *e) {
                  ivl);
         manager_open_streams(m);
         manager_open_brakes(m);
+        manager_watch_headroom(m);
         m->discovery.rescan_needed = true;
         return 0;
 }

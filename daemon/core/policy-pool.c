@@ -17,7 +17,7 @@ struct policy_pool {
 
 /* policies_equal() and policy_hash() compare every field: a field added to struct policy
  * must be added to both (the size and the key count change with it). */
-_Static_assert(sizeof(struct policy) == 80 && _POLICY_KEY_MAX == 10,
+_Static_assert(sizeof(struct policy) == 88 && _POLICY_KEY_MAX == 11,
                "struct policy changed: update policies_equal() and policy_hash()");
 
 static bool policies_equal(const struct policy *a, const struct policy *b) {
@@ -27,7 +27,8 @@ static bool policies_equal(const struct policy *a, const struct policy *b) {
                a->refault_target == b->refault_target && a->swappiness == b->swappiness &&
                a->floor_bytes == b->floor_bytes && a->max_step_bytes == b->max_step_bytes &&
                a->reclaim_ratio == b->reclaim_ratio &&
-               a->stream_protection == b->stream_protection;
+               a->stream_protection == b->stream_protection &&
+               a->high_headroom == b->high_headroom;
 }
 
 static uint64_t mix(uint64_t h, uint64_t v) {
@@ -56,6 +57,7 @@ static uint64_t policy_hash(const struct policy *p) {
         h = mix(h, p->max_step_bytes);
         h = mix(h, double_bits(p->reclaim_ratio));
         h = mix(h, (uint64_t) p->stream_protection);
+        h = mix(h, double_bits(p->high_headroom));
         return h ^ (h >> 29);
 }
 

@@ -65,6 +65,21 @@ static void put_series(FILE *f, const char *name, const struct control_snapshot 
 
 /* One family of per-type byte values, found at offset in each snapshot; only_estimates skips
  * snapshots without lru_gen estimates. */
+/* Writes a gauge family of one uint64_t byte figure of the snapshots, at offset in struct
+ * control_snapshot: a series for each cgroup where it is not 0 (0: not known). */
+static void put_bytes_gauge(FILE *f, const char *name, const char *help,
+                            const struct control_snapshot *snaps, size_t n, size_t offset) {
+        put_header(f, name, "gauge", help);
+        for (size_t i = 0; i < n; i++) {
+                uint64_t v;
+                memcpy(&v, (const char *) &snaps[i] + offset, sizeof v);
+                if (v == 0)
+                        continue;
+                put_series(f, name, &snaps[i], NULL);
+                fprintf(f, "%llu\n", (unsigned long long) v);
+        }
+}
+
 static void put_typed(FILE *f, const char *name, const char *type, const char *help,
                       const struct control_snapshot *snaps, size_t n, size_t offset,
                       bool only_estimates) {
@@ -297,6 +312,14 @@ int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_s
                         put_series(f, "mglrud_pressure_some_ratio", &snaps[i], NULL);
                         fprintf(f, "%.9g\n", snaps[i].psi_some);
                 }
+        put_bytes_gauge(f, "mglrud_memory_needed_bytes",
+                        "Memory the cgroup needs to run unthrottled: what it touched within "
+                        "MinColdAge plus HighHeadroom= (a lower bound while the idle horizon is "
+                        "short).", snaps, n, offsetof(struct control_snapshot, need_bytes));
+        put_bytes_gauge(f, "mglrud_memory_limit_bytes",
+                        "memory.high, or memory.max where memory.high is max (read where "
+                        "HighHeadroom= is on).", snaps, n,
+                        offsetof(struct control_snapshot, limit_bytes));
         put_counters(f, d, snaps, n);
 
         if (d->streams.fast_path) {

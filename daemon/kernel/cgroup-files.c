@@ -21,6 +21,7 @@ static const char *const cgroup_file_names[_CGROUP_FILE_MAX] = {
         [CGROUP_FILE_MAX] = "memory.max",
         [CGROUP_FILE_SWAP_CURRENT] = "memory.swap.current",
         [CGROUP_FILE_SWAP_MAX] = "memory.swap.max",
+        [CGROUP_FILE_HIGH] = "memory.high",
 };
 
 void cgroup_files_close(struct cgroup_files *f) {
@@ -142,6 +143,20 @@ int cgroup_files_read_value(const struct cgroup_files *f, enum cgroup_file k, ui
         int fd = file_fd(f, k, &tmp);
         int r = fd < 0 ? fd : memcg_value_read(fd, ret);
         return r < 0 && errno_is_vanished(r) ? -ENOENT : r;
+}
+
+int cgroup_files_read_high_max(const struct cgroup_files *f, struct memcg_limits *limits) {
+        uint64_t high, max;
+        int r = cgroup_files_read_value(f, CGROUP_FILE_HIGH, MEMCG_VALUE_MAX, &high);
+
+        if (r >= 0)
+                r = cgroup_files_read_value(f, CGROUP_FILE_MAX, MEMCG_VALUE_MAX, &max);
+        if (r < 0)
+                return r;
+        limits->high = high;
+        limits->max = max;
+        limits->has_high_max = true;
+        return 0;
 }
 
 const char *cgroup_file_name(enum cgroup_file k) {

@@ -29,6 +29,7 @@ static bool key_equal(const struct policy *a, const struct policy *b, enum polic
         case POLICY_KEY_MAX_STEP: return a->max_step_bytes == b->max_step_bytes;
         case POLICY_KEY_RECLAIM_RATIO: return ratio_equal(a->reclaim_ratio, b->reclaim_ratio);
         case POLICY_KEY_STREAM_PROTECTION: return a->stream_protection == b->stream_protection;
+        case POLICY_KEY_HIGH_HEADROOM: return ratio_equal(a->high_headroom, b->high_headroom);
         case _POLICY_KEY_MAX: break;
         }
         return false;
@@ -61,6 +62,7 @@ static bool key_in_range(const struct policy *p, enum policy_key k) {
         case POLICY_KEY_RECLAIM_RATIO: return p->reclaim_ratio > 0 && p->reclaim_ratio <= 1;
         case POLICY_KEY_STREAM_PROTECTION:
                 return p->stream_protection >= 0 && p->stream_protection < _STREAM_PROTECTION_MAX;
+        case POLICY_KEY_HIGH_HEADROOM: return p->high_headroom >= 0 && p->high_headroom <= 0.5;
         case _POLICY_KEY_MAX: break;
         }
         return false;

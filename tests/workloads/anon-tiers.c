@@ -1,6 +1,7 @@
 /* anon-tiers: three anonymous sets of different hotness.
  *
- *   cold  touched once at start (filled), then never again
+ *   cold  touched once at start (filled), then never again; with --cold-growth it starts empty
+ *         and is filled at that rate after "ready" (a cold set growing into a limit)
  *   warm  one write per page every --warm-interval seconds (a "pass"; its latency is timed)
  *   hot   written continuously by the main loop, one word per page, round robin
  *
@@ -37,6 +38,8 @@ static void usage(FILE *f)
 		"  -r, --report S           report interval in seconds (default 5)\n"
 		"  -s, --seed N             content seed (default 1)\n"
 		"  -f, --tlb-flush S        flush the TLB every S seconds (default 1, 0 = never)\n"
+		"  -g, --cold-growth MIB/S  start the cold set empty and fill it at this rate (default 0:\n"
+		"                           filled before ready)\n"
 		"  -h, --help\n");
 }
 
@@ -74,16 +77,17 @@ int main(int argc, char **argv)
 		{ "report", required_argument, NULL, 'r' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "tlb-flush", required_argument, NULL, 'f' },
+		{ "cold-growth", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	uint64_t cold = 64, warm = 32, hot = 16, seed = 1;
-	double warm_iv = 10, duration = 60, report_iv = 5, flush_iv = 1;
+	double warm_iv = 10, duration = 60, report_iv = 5, flush_iv = 1, growth = 0;
 	long psz = sysconf(_SC_PAGESIZE);
 	struct tier tiers[3];
 	int c, fd;
 
-	while ((c = getopt_long(argc, argv, "c:w:H:W:d:r:s:f:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:w:H:W:d:r:s:f:g:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': cold = wl_parse_u64("--cold", optarg); break;
 		case 'w': warm = wl_parse_u64("--warm", optarg); break;
@@ -93,6 +97,7 @@ int main(int argc, char **argv)
 		case 'r': report_iv = wl_parse_double("--report", optarg); break;
 		case 's': seed = wl_parse_u64("--seed", optarg); break;
 		case 'f': flush_iv = wl_parse_double("--tlb-flush", optarg); break;
+		case 'g': growth = wl_parse_double("--cold-growth", optarg); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -109,17 +114,18 @@ int main(int argc, char **argv)
 	tiers[0] = (struct tier){ "cold", wl_map_anon(cold << 20), cold << 20 };
 	tiers[1] = (struct tier){ "warm", wl_map_anon(warm << 20), warm << 20 };
 	tiers[2] = (struct tier){ "hot", wl_map_anon(hot << 20), hot << 20 };
-	for (int i = 0; i < 3; i++)
+	for (int i = growth > 0 ? 1 : 0; i < 3; i++)
 		wl_fill(tiers[i].p, tiers[i].size, seed * 3 + (uint64_t)i);
+	size_t cold_filled = growth > 0 ? 0 : tiers[0].size;
 	/* More than the kernel's single-page flush ceiling (33 pages): a full flush. */
 	const size_t scratch_size = 1 << 20;
 	char *scratch = wl_map_anon(scratch_size);
 	wl_fill(scratch, scratch_size, seed);
 
 	double t0 = wl_now();
-	printf("event=ready pid=%d cold_mib=%llu warm_mib=%llu hot_mib=%llu warm_interval=%g duration=%g\n",
+	printf("event=ready pid=%d cold_mib=%llu warm_mib=%llu hot_mib=%llu warm_interval=%g duration=%g cold_growth=%g\n",
 	       (int)getpid(), (unsigned long long)cold, (unsigned long long)warm,
-	       (unsigned long long)hot, warm_iv, duration);
+	       (unsigned long long)hot, warm_iv, duration, growth);
 
 	size_t hot_pages = tiers[2].size / (size_t)psz, warm_pages = tiers[1].size / (size_t)psz;
 	size_t hi = 0;
@@ -146,6 +152,19 @@ int main(int argc, char **argv)
 		now = wl_now();
 		if (wl_stop || (duration > 0 && now - t0 >= duration))
 			final = true;
+
+		if (cold_filled < tiers[0].size) {
+			/* At most 1 MiB per turn, so that the hot loop keeps going. */
+			size_t want = (size_t)((now - t0) * growth * 1048576.0) / (size_t)psz * (size_t)psz;
+			if (want > tiers[0].size)
+				want = tiers[0].size;
+			if (want > cold_filled + (1u << 20))
+				want = cold_filled + (1u << 20);
+			if (want > cold_filled) {
+				wl_fill(tiers[0].p + cold_filled, want - cold_filled, seed * 3);
+				cold_filled = want;
+			}
+		}
 
 		if (flush_iv > 0 && now >= next_flush) {
 			if (mprotect(scratch, scratch_size, PROT_READ) < 0 ||
@@ -177,6 +196,7 @@ int main(int argc, char **argv)
 			       warm_last_ms, final ? warm_max_all_ms : warm_max_ms);
 			if (final)
 				printf(" hot_touches_total=%llu", (unsigned long long)total_touches);
+			printf(" cold_filled_kib=%llu", (unsigned long long)(cold_filled >> 10));
 			for (int i = 0; i < 3; i++)
 				report_tier(fd, &tiers[i]);
 			putchar('\n');

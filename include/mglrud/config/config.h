@@ -253,7 +253,7 @@ int config_annotation_from_xattrs(const struct cgroup_xattrs *x, struct cgroup_a
  * configuration gives it without a's keys (its [Policy:NAME] counts: the administrator wrote
  * it): Mode may only go down (to off, to advise from another mode), StreamProtection too
  * (no < advise < yes); MinColdAge, MaxColdAge and Floor are raised to that value, MaxStep,
- * PressureTarget, RefaultTarget and ReclaimRatio lowered to it; a Mode=off exact-path section
+ * PressureTarget, RefaultTarget, ReclaimRatio and HighHeadroom lowered to it; a Mode=off exact-path section
  * drops every key. Each change is passed to note (may be NULL) with the value as recorded and
  * a reason naming the value used. Returns the number of keys changed or dropped. */
 int config_annotation_bound(const struct config *c, const struct cgroup_match *m,

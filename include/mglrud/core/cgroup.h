@@ -39,6 +39,7 @@ struct cgroup {
         size_t n_covered;
         void *userdata;                 /* the controller state (control.c) */
         struct pressure_trigger *trigger; /* armed while mglrud reclaims here (brake-psi.c) */
+        uint64_t headroom_armed_usec;   /* its last decision between cycles (manager-headroom.c) */
         char path_storage[];            /* the path it was found at (path, until a rename) */
 };
 

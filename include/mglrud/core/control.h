@@ -40,6 +40,10 @@ struct control_snapshot {
         uint64_t warm_bytes[_LRUGEN_NR_TYPES];
         bool has_psi_some;
         double psi_some;           /* cgroup PSI some share over the last cycle (0..1) */
+        /* The sizing (headroom.h) and the limit beside it (0: not known): what the cgroup needs
+         * to run unthrottled, within MinColdAge and within T, with HighHeadroom= added. */
+        uint64_t need_bytes, need_t_bytes, limit_bytes;
+        bool need_horizon_short;     /* the idle horizon is short of MinColdAge */
         uint64_t reclaimed_bytes[_LRUGEN_NR_TYPES]; /* measured, cumulative */
         /* Whether the kernel's refault counts were found short, by which sign ("own-count",
          * "shadow-nodes"; NULL while trusted): refault_undercount, refault-trust.h. */
@@ -126,6 +130,10 @@ void control_job_done(struct cgroup *cg, struct actuator_job *j, const struct re
 
 /* Frees the controller state attached to cg->userdata. */
 void control_cgroup_free(struct cgroup *cg);
+
+/* Returns the HighHeadroom= line (bytes of memory.current) cg's last decision drew, 0 when it drew
+ * none (headroom off, no limit, no decision yet). */
+uint64_t control_cgroup_headroom_line(const struct cgroup *cg);
 
 /* Returns true while cg's reclaim is running or queued, or was submitted within grace_usec of
  * now_usec: the time its pressure trigger must be armed (pressure-trigger.h). */

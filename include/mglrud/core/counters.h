@@ -103,7 +103,12 @@ enum counter_when {
         X(refault_guard_last_pages, uint64_t, ACTS, COUNTER_COUNT, COUNTER_ALWAYS, NULL, NULL, \
           NULL, "RefaultGuardLastPages", NULL)                                                 \
         X(refault_guard_last_limit, uint64_t, ACTS, COUNTER_COUNT, COUNTER_ALWAYS, NULL, NULL, \
-          NULL, "RefaultGuardLastLimitPages", NULL)
+          NULL, "RefaultGuardLastLimitPages", NULL)                                            \
+        X(over_limit_decisions, uint32_t, ACTS, COUNTER_COUNT, COUNTER_ALWAYS,                 \
+          "mglrud_working_set_over_limit_total", "counter",                                    \
+          "Decisions over the HighHeadroom= line with too little idle for MinColdAge to get "  \
+          "back to it: the working set exceeds the limit.", "WorkingSetOverLimit",             \
+          "Working set over limit")
 
 /* Daemon-wide counters (struct daemon_stats), in the order of the metrics and GetStatus:
  *   X(field, type, source, unit, metric, metric_type, help, bus_key)

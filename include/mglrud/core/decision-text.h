@@ -18,3 +18,8 @@ int decision_format(const struct decision *d, enum act_mode act, char *buf, size
  * decision_summary_format(summary of d with act).
  * Returns what decision_format() returns. */
 int decision_summary_format(const struct decision_summary *d, char *buf, size_t size);
+
+/* Logs, at notice level, that the working set of cgroup name exceeds its limit (decision d was
+ * flagged DECISION_FLAG_OVER_LIMIT): how far over the HighHeadroom= line it is, the limit and
+ * the sizing; the caller says it once per cgroup. */
+void decision_log_over_limit(const char *name, const struct decision *d);

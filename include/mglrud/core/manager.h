@@ -64,6 +64,7 @@ struct manager {
         bool paused_all;            /* Pause(""): sample every cgroup, act on none */
         struct control_scratch scratch; /* working memory each cycle reuses for every cgroup */
         sd_event *event;            /* the event loop (NULL: --once) */
+        sd_event_source *headroom_timer; /* HighHeadroom= between cycles (manager-headroom.c) */
         bool idle_profile;          /* the cgroups' profiles were asked for: each keeps its
                                      * idle-age state from then on (manager_want_idle_profile()) */
         uint64_t idle_profile_cycle; /* cycles when they were */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cgroup-files.h: a cgroup's memory files: memory.stat, memory.pressure,
- * memory.current/min/max and memory.swap.current/max (memory.low and memory.high are not read:
- * no controller uses them, and each file read costs every cgroup a syscall per cycle). The directory stays open (it
+ * memory.current/min/max and memory.swap.current/max (memory.low is not read: no controller uses
+ * it, and each file read costs every cgroup a syscall per cycle; memory.high only for the
+ * cgroups that keep headroom under it, cgroup_files_read_high_max()). The directory stays open (it
  * identifies the cgroup: writes go through it); the files are kept open for per-cycle preads as
  * far as the descriptor budget allows (a keep mask), the others are opened for each read. */
 #pragma once
@@ -23,6 +24,7 @@ enum cgroup_file {
         CGROUP_FILE_MAX,
         CGROUP_FILE_SWAP_CURRENT,
         CGROUP_FILE_SWAP_MAX,
+        CGROUP_FILE_HIGH,               /* read by headroom only: never kept open */
         _CGROUP_FILE_MAX,
 };
 
@@ -35,8 +37,9 @@ struct cgroup_reading {
         struct memcg_limits limits;
 };
 
-/* Keep masks (1u << enum cgroup_file): which files stay open. */
-#define CGROUP_KEEP_ALL ((1u << _CGROUP_FILE_MAX) - 1)
+/* Keep masks (1u << enum cgroup_file): which files stay open. memory.high is read only where
+ * headroom is on: it is opened for each read and holds no descriptor. */
+#define CGROUP_KEEP_ALL (((1u << _CGROUP_FILE_MAX) - 1) & ~(1u << CGROUP_FILE_HIGH))
 /* The ones read every cycle whatever the policy: 3 descriptors. */
 #define CGROUP_KEEP_HOT ((1u << CGROUP_FILE_STAT) | (1u << CGROUP_FILE_PRESSURE) | \
                          (1u << CGROUP_FILE_CURRENT))
@@ -79,6 +82,11 @@ int cgroup_files_keep(struct cgroup_files *f, unsigned keep);
  * file. Returns 0, -ENOENT when the cgroup vanished, or another negative errno. */
 int cgroup_files_read_value(const struct cgroup_files *f, enum cgroup_file k, uint64_t dflt,
                             uint64_t *ret);
+
+/* Reads memory.high and memory.max into limits (MEMCG_VALUE_MAX where the cgroup has no such
+ * file, the root) and sets limits->has_high_max. Returns 0, -ENOENT when the cgroup vanished,
+ * or another negative errno (limits then untouched). */
+int cgroup_files_read_high_max(const struct cgroup_files *f, struct memcg_limits *limits);
 
 /* Closes every file and marks them closed. */
 void cgroup_files_close(struct cgroup_files *f);

@@ -22,6 +22,10 @@ struct memcg_limits {
         uint64_t swap_current, swap_max; /* swap_current is read (else 0) only when swap_max is
                                           * finite: it serves only to size the swap room */
         bool has_swap; /* memory.swap.* exist (swap accounting on) */
+        /* memory.high and memory.max (MEMCG_VALUE_MAX: "max"), read only for the cgroups that
+         * keep headroom under them (HighHeadroom=); meaningless unless has_high_max. */
+        uint64_t high, max;
+        bool has_high_max;
 };
 
 struct meminfo {

@@ -62,6 +62,8 @@ struct policy {
         uint64_t max_step_bytes;     /* MaxStep= at most this much per cycle */
         double reclaim_ratio;        /* ReclaimRatio= TMO step: share of memory.current per cycle */
         enum stream_protection stream_protection; /* StreamProtection= yes, no or advise */
+        double high_headroom;        /* HighHeadroom= share of memory.high (or memory.max) kept
+                                      * free, 0..HEADROOM_MAX (headroom.h); 0: off */
 };
 
 /* One bit per policy key, to know which keys a section set. */
@@ -76,6 +78,7 @@ enum policy_key {
         POLICY_KEY_MAX_STEP,
         POLICY_KEY_RECLAIM_RATIO,
         POLICY_KEY_STREAM_PROTECTION,
+        POLICY_KEY_HIGH_HEADROOM,
         _POLICY_KEY_MAX,
 };
 
@@ -270,6 +273,11 @@ enum {
         DECISION_FLAG_REFAULTS       = 1u << 10, /* refaults above RefaultTarget */
         DECISION_FLAG_OWN_REFAULTS   = 1u << 11, /* file refaults from the daemon's own count,
                                                   * above the kernel's (undercount) */
+        DECISION_FLAG_HEADROOM       = 1u << 12, /* over the HighHeadroom= line: the plan
+                                                  * evicts back to it (headroom.h) */
+        DECISION_FLAG_OVER_LIMIT     = 1u << 13, /* over the line and not enough idle for
+                                                  * MinColdAge: the working set exceeds the
+                                                  * limit */
 };
 
 /* One lru_gen command: "+ memcg node seq" (ageing) or "- memcg node seq swappiness nr_pages". */
@@ -321,6 +329,16 @@ struct decision {
         double target_anon_share;                 /* what the swappiness controller aims at */
         int anon_swappiness;                      /* swappiness of the anon writes */
         unsigned n_age;                           /* ageing commands */
+
+        /* Headroom and sizing (headroom.h), where lru_gen data was there. */
+        uint64_t limit_bytes;                     /* memory.high, or memory.max; 0: not read
+                                                   * (headroom off) or no limit */
+        uint64_t headroom_line;                   /* (1 − HighHeadroom) × limit; 0: none */
+        uint64_t headroom_excess;                 /* memory.current − the line (0: under) */
+        uint64_t headroom_below_t_bytes;          /* of planned_bytes, idle for less than T */
+        uint64_t need_bytes;                      /* touched within MinColdAge + headroom */
+        uint64_t need_t_bytes;                    /* touched within T + headroom */
+        bool need_horizon_short;                  /* the horizon is short of MinColdAge */
 };
 
 /* What the daemon does with one cgroup's decision or drops this cycle: decided once, by
@@ -344,6 +362,10 @@ struct decision_summary {
         uint64_t horizon_bytes[_LRUGEN_NR_TYPES];
         uint64_t cold_age_usec;
         uint64_t file_cold_age_usec;
+        uint64_t limit_bytes;                      /* as in struct decision */
+        uint64_t headroom_line;
+        uint64_t need_bytes;
+        uint64_t need_t_bytes;
         double psi_some;
         struct reclaim_req reclaims[DECISION_MAX_RECLAIMS];
         enum decision_reason reason;
@@ -356,6 +378,7 @@ struct decision_summary {
                                                     * (ACT_WRITE from decision_summarize()) */
         bool has_estimates;
         bool has_psi_some;
+        bool need_horizon_short;
 };
 
 /* Fills *ret with what d says (every field of the summary, copied from d). */

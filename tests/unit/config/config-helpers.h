@@ -94,6 +94,7 @@ static inline void assert_policy_equal(const struct policy *a, const struct poli
         assert_int_equal(a->max_step_bytes, b->max_step_bytes);
         assert_ratio_equal(a->reclaim_ratio, b->reclaim_ratio);
         assert_int_equal(a->stream_protection, b->stream_protection);
+        assert_ratio_equal(a->high_headroom, b->high_headroom);
 }
 
 static inline void assert_daemon_equal(const struct config *a, const struct config *b) {

@@ -29,6 +29,7 @@ static void test_builtin_defaults(void **state) {
         assert_int_equal(c.defaults.floor_bytes, 0);
         assert_int_equal(c.defaults.max_step_bytes, 64 * MiB);
         assert_ratio_equal(c.defaults.reclaim_ratio, 0.0005);
+        assert_ratio_equal(c.defaults.high_headroom, 0.0); /* off */
         assert_int_equal(c.n_sections, 0);
         config_done(&c);
 }
@@ -214,6 +215,10 @@ static void test_bad_lines(void **state) {
                 { "[Defaults]\nReclaimRatio=0%\n",
                   "t.conf:2: [Defaults] ReclaimRatio=0%: must be above 0 (use Mode= to stop reclaim)" },
                 { "[Defaults]\nFloor=lots\n", "t.conf:2: [Defaults] Floor=lots: invalid size" },
+                { "[Defaults]\n\nHighHeadroom=60%\n",
+                  "t.conf:3: [Defaults] HighHeadroom=60%: must be at most 50% of the limit (0% for off)" },
+                { "[/a.slice]\nHighHeadroom=ten\n",
+                  "t.conf:2: [/a.slice] HighHeadroom=ten: invalid percentage (0% for off, up to 50%)" },
                 { "[Daemon]\nMode=off\n",
                   "t.conf:2: [Daemon] Mode=off: policy key not allowed in [Daemon] (use [Defaults])" },
                 { "[/x]\nInterval=5s\n",
@@ -351,7 +356,8 @@ static void test_dump_roundtrip(void **state) {
                                    "[/batch.slice/*]\nSwappiness=max\nPressureTarget=1%\n"
                                    "[/system.slice/docker-[0-9a-f]*.scope]\nMinColdAge=5min\n"
                                    /* ratios need all their digits (found by fuzz-policy-key) */
-                                   "RefaultTarget=0.123456789%\nReclaimRatio=0.00001%\n";
+                                   "RefaultTarget=0.123456789%\nReclaimRatio=0.00001%\n"
+                                   "HighHeadroom=12.5%\n";
         struct config c;
         char *buf;
 
@@ -371,6 +377,8 @@ static void test_dump_roundtrip(void **state) {
         assert_non_null(strstr(buf, "PressureTarget=1%\n"));
         assert_non_null(strstr(buf, "RefaultTarget=0.123456789%\n"));
         assert_non_null(strstr(buf, "ReclaimRatio=0.00001%\n"));
+        assert_non_null(strstr(buf, "HighHeadroom=12.5%\n"));
+        assert_non_null(strstr(buf, "HighHeadroom=0% ; built-in default\n"));
 
         /* the dump is a valid configuration with the same effective settings */
         assert_dump_reloads(&c, buf);

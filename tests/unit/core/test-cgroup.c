@@ -125,9 +125,54 @@ static void test_set_and_clear(void **unused) {
         fixture_done(&f);
 }
 
+static void put_file(const char *dir, const char *name, const char *text) {
+        char file[256];
+        snprintf(file, sizeof file, "%s/cg/%s", dir, name);
+        FILE *m = fopen(file, "w");
+        assert_non_null(m);
+        fputs(text, m);
+        assert_int_equal(fclose(m), 0);
+}
+
+/* memory.high and memory.max are read with the cycle's sample only where HighHeadroom= is on;
+ * a bad memory.high is the read's error, named. */
+static void test_read_limits_for_headroom(void **unused) {
+        struct fixture f;
+        fixture_init(&f);
+        put_file(f.dir, "memory.current", "8192\n");
+        put_file(f.dir, "memory.high", "1048576\n");
+        put_file(f.dir, "memory.max", "max\n");
+        /* Open again: the files a cgroup has are noted when it is opened. */
+        char cgdir[sizeof f.dir + 4];
+        snprintf(cgdir, sizeof cgdir, "%s/cg", f.dir);
+        struct stat st;
+        assert_int_equal(stat(cgdir, &st), 0);
+        cgroup_free(f.cg);
+        assert_int_equal(cgroup_new(f.dir, "/cg", st.st_ino, 0, &f.cg), 0);
+        test_give_policy(f.cg);
+
+        struct cgroup_reading rd;
+        assert_int_equal(cgroup_read(f.cg, 1, &rd, NULL), 0);
+        assert_false(rd.limits.has_high_max);
+
+        test_policy_of(f.cg)->high_headroom = 0.1;
+        assert_int_equal(cgroup_read(f.cg, 2, &rd, NULL), 0);
+        assert_true(rd.limits.has_high_max);
+        assert_int_equal(rd.limits.high, 1048576);
+        assert_int_equal(rd.limits.max, UINT64_MAX);
+
+        struct cgroup_read_error e = {};
+        put_file(f.dir, "memory.high", "lots\n");
+        assert_int_equal(cgroup_read(f.cg, 3, &rd, &e), -EINVAL);
+        assert_int_equal(e.file, CGROUP_FILE_HIGH);
+        assert_false(f.cg->vanished);
+        fixture_done(&f);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_new_has_none),
+                cmocka_unit_test(test_read_limits_for_headroom),
                 cmocka_unit_test(test_set_and_clear),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

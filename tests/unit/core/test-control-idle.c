@@ -329,6 +329,35 @@ static void test_advise_keeps_it_unasked(void **unused) {
         cycle_fixture_done(&f);
 }
 
+/* HighHeadroom= over a memory.high the working set exceeds (nothing idle for MinColdAge 1 h):
+ * every decision counts in WorkingSetOverLimit; the cycles read memory.high for it. */
+static void test_over_limit_counted(void **unused) {
+        struct cycle_fixture f;
+        cycle_fixture_init(&f);
+        write_at(f.c.dirfd, "memory.high", "104857600\n");
+        struct stat st;
+        assert_int_equal(fstat(f.c.dirfd, &st), 0);
+        cgroup_free(f.c.cg); /* opened again: the files a cgroup has are noted at opening */
+        assert_int_equal(cgroup_new(f.c.dir, "/cg", st.st_ino, CGROUP_KEEP_ALL, &f.c.cg), 0);
+        struct policy *p = test_give_policy(f.c.cg);
+        p->mode = POLICY_MODE_ADVISE;
+        p->high_headroom = 0.1;
+        p->min_cold_age_usec = p->max_cold_age_usec = 3600 * SEC;
+        for (int i = 0; i < 3; i++)
+                cycle_fixture_run(&f, i);
+        struct control_snapshot snap;
+        assert_int_equal(control_cgroup_snapshot(f.c.cg, &snap), 0);
+        assert_int_equal(snap.over_limit_decisions, 3);
+        assert_non_null(strstr(snap.line, "working set exceeds the limit"));
+        assert_int_equal(control_cgroup_headroom_line(f.c.cg), 90 * MiB);
+        /* The sizing: nothing known idle for 1 h, so all of memory.current (1 GiB) / 0.9, in
+         * whole pages, a lower bound; the limit beside it. */
+        assert_int_equal(snap.need_bytes, 291272 * 4096);
+        assert_true(snap.need_horizon_short);
+        assert_int_equal(snap.limit_bytes, 100 * MiB);
+        cycle_fixture_done(&f);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_no_lrugen),
@@ -336,6 +365,7 @@ int main(void) {
                 cmocka_unit_test(test_reaccess),
                 cmocka_unit_test(test_lruvecs_change),
                 cmocka_unit_test(test_cycles_keep_it),
+                cmocka_unit_test(test_over_limit_counted),
                 cmocka_unit_test(test_lazy_until_asked),
                 cmocka_unit_test(test_advise_keeps_it_unasked),
         };

@@ -68,6 +68,35 @@ static void test_advice_line(void **unused) {
 
 /* T past the oldest generation: the line says what the generations tell, not "cold anon 0"
  * (the issue's capture: ~147 MiB idle for 38 s, T = 2.6 min). */
+/* The sizing beside the limit, where the limits are read (HighHeadroom=), and the headroom
+ * flags. */
+static void test_sizing_clause(void **unused) {
+        struct decision_summary d = {
+                .reason = DECISION_EVICT_COLD,
+                .has_estimates = true,
+                .cold_age_usec = 60 * SEC,
+                .idle_horizon_usec = 600 * SEC,
+                .need_bytes = 200 * MiB,
+                .limit_bytes = 256 * MiB,
+                .flags = DECISION_FLAG_HEADROOM | DECISION_FLAG_OVER_LIMIT,
+                .act = ACT_REPORT,
+        };
+        char buf[512];
+
+        assert_true(decision_summary_format(&d, buf, sizeof buf) > 0);
+        assert_non_null(strstr(buf, "; T=1min; needs ~200M to run unthrottled, limit 256M: "
+                                    "cold-generations [over the headroom line, working set "
+                                    "exceeds the limit]"));
+        d.need_horizon_short = true;
+        assert_true(decision_summary_format(&d, buf, sizeof buf) > 0);
+        assert_non_null(strstr(buf, "needs ~200M (nothing known idle for MinColdAge yet: all of it) to run "
+                                    "unthrottled, limit 256M"));
+        /* No limit read: no sizing clause. */
+        d.limit_bytes = 0;
+        assert_true(decision_summary_format(&d, buf, sizeof buf) > 0);
+        assert_null(strstr(buf, "needs ~"));
+}
+
 static void test_t_past_horizon(void **unused) {
         struct policy p = test_policy();
         struct kernel_caps caps = caps_all();
@@ -175,6 +204,7 @@ static void test_mode_off_and_invalid(void **unused) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_sizing_clause),
                 cmocka_unit_test(test_advice_line),
                 cmocka_unit_test(test_t_past_horizon),
                 cmocka_unit_test(test_mixed_and_no_swap),

@@ -38,8 +38,8 @@ static void test_each_field_counts(void **unused) {
         struct policy base;
         policy_init_defaults(&base);
         const struct policy *pbase = policy_pool_intern(pool, &base);
-        struct policy v[10];
-        for (int i = 0; i < 10; i++)
+        struct policy v[11];
+        for (int i = 0; i < 11; i++)
                 v[i] = base;
         v[0].mode = POLICY_MODE_ADVISE;
         v[1].min_cold_age_usec++;
@@ -52,12 +52,13 @@ static void test_each_field_counts(void **unused) {
         v[8].reclaim_ratio += 0.001;
         v[9].stream_protection = base.stream_protection == STREAM_PROTECTION_NO
                                          ? STREAM_PROTECTION_YES : STREAM_PROTECTION_NO;
-        for (int i = 0; i < 10; i++) {
+        v[10].high_headroom += 0.01;
+        for (int i = 0; i < 11; i++) {
                 const struct policy *pv = policy_pool_intern(pool, &v[i]);
                 assert_non_null(pv);
                 assert_ptr_not_equal(pv, pbase);
         }
-        assert_int_equal(policy_pool_count(pool), 11);
+        assert_int_equal(policy_pool_count(pool), 12);
 
         struct policy zero = base, negative_zero = base;
         zero.refault_target = 0.0;

@@ -56,6 +56,9 @@ static void make_snapshots(struct control_snapshot s[2]) {
                 .refault_guard_jobs = 4,
                 .refault_guard_last_pages = 700,
                 .refault_guard_last_limit = 512,
+                .over_limit_decisions = 3,
+                .need_bytes = 209715200,
+                .limit_bytes = 268435456,
                 .refault_guard_last_stop_usec = 23456789,
         };
         s[1] = (struct control_snapshot) {

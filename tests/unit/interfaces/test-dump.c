@@ -72,6 +72,7 @@ static void test_dump_exact(void **state) {
                 "        Refault guard stops: 1, the last at 23.457s (monotonic) after 700 "
                 "pages read again during the job (limit 512)\n"
                 "        Refault guard jobs: 4\n"
+                "        Working set over limit: 3\n"
                 "-> /b\n"
                 "        Id: 8\n"
                 "        Section: [/b]\n"
@@ -82,7 +83,8 @@ static void test_dump_exact(void **state) {
                 "        Reclaimed: anon 0 file 0\n"
                 "        Actions: 0\n"
                 "        Errors: 0\n"
-                "        Refault guard jobs: 0\n";
+                "        Refault guard jobs: 0\n"
+                "        Working set over limit: 0\n";
         assert_string_equal(text, expected);
 }
 

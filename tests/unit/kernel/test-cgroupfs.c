@@ -218,8 +218,61 @@ static void test_read_skips_unused_files(void **state) {
         assert_int_equal(system(cmd), 0);
 }
 
+/* memory.high and memory.max for headroom: read when asked, "max" as MEMCG_VALUE_MAX, a missing
+ * memory.high (the root) as "max", a bad one an error that leaves the limits untouched; a plain
+ * cycle's read never says it has them. */
+static void test_read_high_max(void **state) {
+        (void) state;
+        char dir[] = "/tmp/mglrud-test-high.XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        put(dir, "memory.stat", "anon 4096\nfile 8192\n");
+        put(dir, "memory.current", "12288\n");
+        put(dir, "memory.high", "1048576\n");
+        put(dir, "memory.max", "max\n");
+        struct stat st;
+        assert_int_equal(stat(dir, &st), 0);
+        struct cgroup_files f;
+        struct cgroup_reading rd;
+        assert_int_equal(cgroup_files_open("", dir, (uint64_t) st.st_ino, CGROUP_KEEP_ALL, &f), 0);
+        assert_int_equal(f.fds[CGROUP_FILE_HIGH], -1); /* never kept open */
+        assert_int_equal(cgroup_files_read(&f, 1, &rd, NULL), 0);
+        assert_false(rd.limits.has_high_max);
+
+        assert_int_equal(cgroup_files_read_high_max(&f, &rd.limits), 0);
+        assert_true(rd.limits.has_high_max);
+        assert_int_equal(rd.limits.high, 1048576);
+        assert_int_equal(rd.limits.max, MEMCG_VALUE_MAX);
+
+        put(dir, "memory.high", "max\n");
+        put(dir, "memory.max", "2097152\n");
+        assert_int_equal(cgroup_files_read_high_max(&f, &rd.limits), 0);
+        assert_int_equal(rd.limits.high, MEMCG_VALUE_MAX);
+        assert_int_equal(rd.limits.max, 2097152);
+
+        struct memcg_limits l = { .high = 1, .max = 2 };
+        put(dir, "memory.high", "lots\n");
+        assert_int_equal(cgroup_files_read_high_max(&f, &l), -EINVAL);
+        assert_false(l.has_high_max);
+        assert_int_equal(l.high, 1);
+        cgroup_files_close(&f);
+
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s/memory.high", dir);
+        assert_int_equal(unlink(p), 0);
+        assert_int_equal(cgroup_files_open("", dir, (uint64_t) st.st_ino, CGROUP_KEEP_NONE, &f), 0);
+        assert_int_equal(cgroup_files_read_high_max(&f, &l), 0);
+        assert_int_equal(l.high, MEMCG_VALUE_MAX);
+        assert_int_equal(l.max, 2097152);
+        cgroup_files_close(&f);
+
+        char cmd[PATH_MAX + 16];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_read_high_max),
                 cmocka_unit_test(test_walk_tree),
                 cmocka_unit_test(test_vanished_and_errors),
                 cmocka_unit_test(test_keep_mask_for),

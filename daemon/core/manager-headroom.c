@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* manager-headroom.c: HighHeadroom= between cycles (docs/design.md, "Headroom under
+ * memory.high"). A cgroup that grows past its headroom line just after a cycle would otherwise
+ * wait a whole interval (and be throttled by the kernel over memory.high meanwhile). The kernel
+ * notifies memory.events changes, but its "high" count moves only once the cgroup is over
+ * memory.high, past the line; memory.current has no notification. So a 100 ms timer reads
+ * memory.current (one pread of a kept descriptor) of the cgroups with headroom on, and one
+ * over its line gets its decision at once, on a fresh histogram and the last cycle's host
+ * samples. */
+#include "manager-headroom.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "mglrud/core/control.h"
+#include "mglrud/kernel/cgroup-files.h"
+#include "mglrud/policy/headroom.h"
+#include "mglrud/shared/log.h"
+#include "mglrud/shared/macro.h"
+#include "mglrud/shared/parse-util.h"
+#include "mglrud/shared/time.h"
+
+/* Returns true when cg is watched: in Mode=active with HighHeadroom= and a line drawn. */
+static bool watched(const struct cgroup *cg, uint64_t *ret_line) {
+        if (!cg->policy || cg->policy->mode != POLICY_MODE_ACTIVE || !(cg->policy->high_headroom > 0))
+                return false;
+        *ret_line = control_cgroup_headroom_line(cg);
+        return *ret_line > 0;
+}
+
+/* Marks the watched cgroups over their line now (due[i]). Returns how many are watched. */
+static size_t find_due(struct manager *m, uint64_t now_usec, bool *due) {
+        size_t n_watched = 0;
+
+        for (size_t i = 0; i < m->discovery.n_cgroups; i++) {
+                struct cgroup *cg = m->discovery.cgroups[i];
+                uint64_t line, current;
+
+                due[i] = false;
+                if (cg->vanished || !watched(cg, &line))
+                        continue;
+                n_watched++;
+                if (cgroup_files_read_value(&cg->files, CGROUP_FILE_CURRENT, 0, &current) < 0)
+                        continue; /* vanished: the next cycle finds out */
+                due[i] = headroom_should_arm(current, line, now_usec, cg->headroom_armed_usec,
+                                             m->interval_usec / 4);
+                if (due[i]) {
+                        char c[16], l[16];
+                        log_debug("%s: memory.current %s past its headroom line %s: deciding now.",
+                                  cg->name, format_bytes(c, sizeof c, current),
+                                  format_bytes(l, sizeof l, line));
+                }
+        }
+        return n_watched;
+}
+
+/* Decides now for the due cgroups. */
+static void decide_due(struct manager *m, uint64_t now_usec, const bool *due) {
+        struct host_limits limits;
+        struct cycle_input in;
+
+        lrugen_source_read(&m->lrugen, m->debugfs_root, m->cgroup_root);
+        manager_cycle_input(m, now_usec, &limits, &in);
+        for (size_t i = 0; i < m->discovery.n_cgroups; i++) {
+                if (!due[i])
+                        continue;
+                m->discovery.cgroups[i]->headroom_armed_usec = now_usec;
+                if (control_cgroup_cycle(m->discovery.cgroups[i], &in, m->actuator) == -ENOMEM)
+                        log_warning_errno(-ENOMEM, "%s: no headroom decision between cycles: %m",
+                                          m->discovery.cgroups[i]->name);
+        }
+}
+
+static int on_headroom_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        struct manager *m = userdata;
+        uint64_t now = now_monotonic_usec();
+        size_t n_watched = 0;
+
+        if (m->discovery.n_cgroups > 0 && !m->paused_all) {
+                _cleanup_free_ bool *due = calloc(m->discovery.n_cgroups, sizeof *due);
+                if (!due)
+                        return log_warning_errno(-ENOMEM, "Headroom check skipped: %m"), 0;
+                n_watched = find_due(m, now, due);
+                for (size_t i = 0; i < m->discovery.n_cgroups; i++)
+                        if (due[i]) {
+                                decide_due(m, now, due);
+                                break;
+                        }
+        }
+        /* Nothing to watch: look again once an interval (a reload may turn headroom on). */
+        (void) sd_event_source_set_time(s, usec + (n_watched ? HEADROOM_WATCH_USEC : m->interval_usec));
+        return 0;
+}
+
+void manager_watch_headroom(struct manager *m) {
+        if (!m->event || m->dry_run || m->headroom_timer)
+                return;
+        int r = sd_event_add_time_relative(m->event, &m->headroom_timer, CLOCK_MONOTONIC,
+                                           m->interval_usec, USEC_PER_MSEC * 10,
+                                           on_headroom_timer, m);
+        if (r < 0) {
+                log_warning_errno(r, "Cannot add the headroom timer: %m; HighHeadroom= acts at "
+                                     "each cycle only.");
+                return;
+        }
+        (void) sd_event_source_set_enabled(m->headroom_timer, SD_EVENT_ON);
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* manager-headroom.h: HighHeadroom= between cycles (manager-headroom.c). Internal to the
+ * manager. */
+#pragma once
+
+#include "mglrud/core/manager.h"
+
+/* How often memory.current is read, between cycles, for the cgroups with HighHeadroom= on. */
+#define HEADROOM_WATCH_USEC (100 * USEC_PER_MSEC)
+
+/* Starts the between-cycle watch (with an event loop only): every HEADROOM_WATCH_USEC, the
+ * memory.current of each cgroup in Mode=active with HighHeadroom= whose last decision drew a
+ * line (control_cgroup_headroom_line()) is read, and a cgroup over it gets its decision now,
+ * not at the next cycle (at most one such decision per quarter interval). Without such a cgroup
+ * the watch looks once per interval. Nothing in dry-run. */
+void manager_watch_headroom(struct manager *m);
+
+/* Fills the cycle's input at now_usec (manager.c): the last cycle's host samples, the current
+ * histogram, the daemon's settings. limits is where ret->host_limits points. */
+void manager_cycle_input(struct manager *m, uint64_t now_usec, struct host_limits *limits,
+                         struct cycle_input *ret);
