@@ -6,8 +6,9 @@
 #   [Container:docker] drop-in: recognised from the scope Docker made, shown in status and dump
 #   with runtime docker and the short id, its cold memory evicted, released after docker rm -f.
 # - Podman 4.3 (rootful): `podman run --annotation io.mglrud.policy=batch --annotation
-#   io.mglrud.MinColdAge=20s`: the package's hooks.d entry makes Podman run mglrud-oci-hook; the
-#   container is listed with runtime podman, [Policy:batch] and the annotated key.
+#   io.mglrud.MinColdAge=2min`: the package's hooks.d entry makes Podman run mglrud-oci-hook; the
+#   container is listed with runtime podman, [Policy:batch] and the annotated key (above the
+#   section's 1min: an annotation may only make the policy more careful, a lower one is clamped).
 # - node-exporter 1.5's textfile collector reads the metrics file the package's example drop-in
 #   (examples/mglrud.service.d/60-node-exporter.conf) makes mglrud write; a real Prometheus 2.42
 #   scrapes it on loopback and its HTTP API answers mglrud_* queries (and a recording rule of
@@ -202,7 +203,7 @@ podman_run() {
 	journalctl -q --no-pager | wc -l > /tmp/cursor.podman
 	t0=$(up)
 	$PODMAN run -d --name "$1" --network none --annotation io.mglrud.policy=batch \
-		--annotation io.mglrud.MinColdAge=20s localhost/mglrud-test:1 /bin/sleep 100000 \
+		--annotation io.mglrud.MinColdAge=2min localhost/mglrud-test:1 /bin/sleep 100000 \
 		> /tmp/podman-run.txt 2>&1
 	rc=$?
 	PID_=$($PODMAN inspect -f '{{.Id}}' "$1" 2>/dev/null)
@@ -219,7 +220,7 @@ podman_run() {
 podman_run annotated
 cp /tmp/journal-podman.txt /tmp/journal-podman-package.txt
 result_file journal-podman-package.txt /tmp/journal-podman-package.txt
-if ! echo "$HOOK" | grep -q "recorded policy=batch MinColdAge=20s"; then
+if ! echo "$HOOK" | grep -q "recorded policy=batch MinColdAge=2min"; then
 	# The hook ends itself after 100 ms (it must never slow a container start); an emulated
 	# guest needs longer for the exec alone. The same entry with a longer deadline, in the
 	# directory that overrides the package's (oci-hooks(5)), and a second container.
@@ -233,7 +234,7 @@ fi
 result podman_cgroup "/$PCG"
 [ $rc = 0 ] && [ -d "$CG_ROOT/$PCG" ]
 check podman_run $? "podman run -d --annotation ...: cgroup /$PCG $([ -d "$CG_ROOT/$PCG" ] && echo exists || echo missing) $(head -c 300 /tmp/podman-run.txt)"
-echo "$HOOK" | grep -q "recorded policy=batch MinColdAge=20s"
+echo "$HOOK" | grep -q "recorded policy=batch MinColdAge=2min"
 check podman_hook $? "mglrud-oci-hook ran from Podman's hooks.d: $HOOK"
 PPID_=$($PODMAN inspect -f '{{.State.Pid}}' "$PID_" 2>/dev/null)
 CONMON=$($PODMAN inspect -f '{{.State.ConmonPid}}' "$PID_" 2>/dev/null)
@@ -254,7 +255,7 @@ result_file dump-podman.txt /tmp/dump-podman.txt
 journalctl -q --no-pager -o short-monotonic | grep -a -e "$PID_" -e "mglrud-oci-hook" |
 	sed "s/ mglrud-vm / /; s/$PID_/<id>/g" | tail -n 12 | capture podman-4.3-timeline.txt
 grep -q "Container: podman $PSHORT" /tmp/dump-podman.txt && grep -q "Section: \[Policy:batch\]" /tmp/dump-podman.txt &&
-	grep -q "Mode: active" /tmp/dump-podman.txt && grep -q "Override: MinColdAge=20s (annotation)" /tmp/dump-podman.txt
+	grep -q "Mode: active" /tmp/dump-podman.txt && grep -q "Override: MinColdAge=2min (annotation)" /tmp/dump-podman.txt
 check podman_policy $? "dump: $(tr -s ' ' < /tmp/dump-podman.txt | grep -E 'Container|Section|Mode|Override' | tr '\n' ';')"
 
 # --- the Docker container's cold memory: evicted by mglrud.
