@@ -120,6 +120,77 @@ static void decision_clear(struct decision *d) {
                sizeof *d - offsetof(struct decision, n_cmds));
 }
 
+/* What the cgroup showed since the previous decision, learnt into s and d: a recreated cgroup
+ * starts over (*prev becomes NULL), the rates, the effects of the previous decision (swappiness,
+ * streams), T for this cycle and the estimates that go with it. Fills *r. */
+static void decide_learn(const struct policy *p, const struct kernel_caps *caps,
+                         struct policy_state *s, const struct cgroup_sample **prev,
+                         const struct cgroup_sample *cur, struct policy_rates *r,
+                         struct decision *d) {
+        if (*prev && policy_counters_reset(*prev, cur)) {
+                /* The cgroup was recreated under the same path: nothing learnt applies. */
+                policy_state_init(s, p, cur->now_usec);
+                d->flags |= DECISION_FLAG_COUNTER_RESET;
+                *prev = NULL;
+        }
+
+        /* The previous decision wrote something and no error came back: the streak ends. */
+        if (!s->error_noted && s->last_reason >= DECISION_AGE)
+                s->error_streak = 0;
+        s->error_noted = false;
+
+        policy_rates_compute(*prev, cur, r, &d->flags);
+        d->has_psi_some = r->has_psi_some;
+        d->psi_some = r->psi_some;
+        if (!cur->has_psi)
+                d->flags |= DECISION_FLAG_NO_PSI;
+
+        /* Effects of the previous decision, then T for this cycle. */
+        swappiness_account(p, caps, s, r);
+        stream_update(s, r, cur, caps->page_size);
+        /* Where stream protection drops the streams file by file, the generation-level detector
+         * only does harm: its shorter file T takes hot pages read through descriptors along with
+         * the stream (their generations look idle), while the drops already take the stream's
+         * (S2 at Interval=10s: one such eviction took the hot file from 100% to 13.7%). */
+        if (caps->stream_drops && p->stream_protection == STREAM_PROTECTION_YES) {
+                s->streaming = false;
+                s->stream_cycles = 0;
+        }
+        tiering_adapt(p, s, r, cur, caps->page_size, &d->flags);
+
+        d->cold_age_usec = s->cold_age_usec;
+        d->file_cold_age_usec = stream_file_cold_age(p, s);
+        tiering_note_rejects(s, cur);
+        tiering_estimate(s, cur, caps->page_size, d);
+        d->target_anon_share = swappiness_target_share(p, s);
+        headroom_estimate(p, caps, s, cur, d);
+}
+
+/* Returns true when nothing is reclaimed this cycle, with why in *ret (the host guard, the
+ * warm-up, a back-off, a stall or the cgroup's pressure), counting down the holds; false when
+ * the plan may run. */
+static bool decide_hold(const struct policy *p, struct policy_state *s,
+                        const struct policy_rates *r, const struct host_sample *host_prev,
+                        const struct host_sample *host_cur, const struct host_limits *host_limits,
+                        enum decision_reason *ret) {
+        if (policy_host_guard(host_prev, host_cur, host_limits))
+                *ret = DECISION_NONE_HOST_PRESSURE;
+        else if (!r->valid)
+                *ret = DECISION_NONE_WARMUP;
+        else if (s->backoff_cycles > 0) {
+                s->backoff_cycles--;
+                *ret = DECISION_NONE_BACKOFF;
+        } else if (s->stall_hold > 0) {
+                /* A pressure trigger fired since the last decision (policy_note_stall()). */
+                s->stall_hold--;
+                *ret = DECISION_NONE_PRESSURE;
+        } else if (r->has_psi_some && r->psi_some > p->pressure_target)
+                *ret = DECISION_NONE_PRESSURE;
+        else
+                return false;
+        return true;
+}
+
 int policy_decide(const struct policy *p, const struct kernel_caps *caps,
                   const struct policy_state *state, const struct cgroup_sample *prev,
                   const struct cgroup_sample *cur, const struct host_sample *host_prev,
@@ -154,81 +225,18 @@ int policy_decide(const struct policy *p, const struct kernel_caps *caps,
                           s.cold_age_usec > p->max_cold_age_usec ? p->max_cold_age_usec :
                           s.cold_age_usec;
 
-        if (p->mode == POLICY_MODE_OFF) {
+        if (p->mode == POLICY_MODE_OFF)
                 reason = DECISION_NONE_MODE_OFF;
-                goto finish;
+        else {
+                decide_learn(p, caps, &s, &prev, cur, &r, d);
+                if (decide_hold(p, &s, &r, host_prev, host_cur, host_limits, &reason))
+                        ; /* reason says why */
+                else if (p->mode != POLICY_MODE_PRESSURE && caps->lrugen_write && cur->has_lrugen)
+                        reason = tiering_plan(p, caps, &s, cur, d);
+                else
+                        reason = tmo_plan(p, caps, &s, cur, d);
         }
 
-        if (prev && policy_counters_reset(prev, cur)) {
-                /* The cgroup was recreated under the same path: nothing learnt applies. */
-                policy_state_init(&s, p, cur->now_usec);
-                d->flags |= DECISION_FLAG_COUNTER_RESET;
-                prev = NULL;
-        }
-
-        /* The previous decision wrote something and no error came back: the streak ends. */
-        if (!s.error_noted && s.last_reason >= DECISION_AGE)
-                s.error_streak = 0;
-        s.error_noted = false;
-
-        policy_rates_compute(prev, cur, &r, &d->flags);
-        d->has_psi_some = r.has_psi_some;
-        d->psi_some = r.psi_some;
-        if (!cur->has_psi)
-                d->flags |= DECISION_FLAG_NO_PSI;
-
-        /* Effects of the previous decision, then T for this cycle. */
-        swappiness_account(p, caps, &s, &r);
-        stream_update(&s, &r, cur, caps->page_size);
-        /* Where stream protection drops the streams file by file, the generation-level detector
-         * only does harm: its shorter file T takes hot pages read through descriptors along with
-         * the stream (their generations look idle), while the drops already take the stream's
-         * (S2 at Interval=10s: one such eviction took the hot file from 100% to 13.7%). */
-        if (caps->stream_drops && p->stream_protection == STREAM_PROTECTION_YES) {
-                s.streaming = false;
-                s.stream_cycles = 0;
-        }
-        tiering_adapt(p, &s, &r, cur, caps->page_size, &d->flags);
-
-        d->cold_age_usec = s.cold_age_usec;
-        d->file_cold_age_usec = stream_file_cold_age(p, &s);
-        tiering_note_rejects(&s, cur);
-        tiering_estimate(&s, cur, caps->page_size, d);
-        d->target_anon_share = swappiness_target_share(p, &s);
-        headroom_estimate(p, caps, &s, cur, d);
-
-        if (policy_host_guard(host_prev, host_cur, host_limits)) {
-                reason = DECISION_NONE_HOST_PRESSURE;
-                goto finish;
-        }
-        if (!r.valid) {
-                reason = DECISION_NONE_WARMUP;
-                goto finish;
-        }
-
-        if (s.backoff_cycles > 0) {
-                s.backoff_cycles--;
-                reason = DECISION_NONE_BACKOFF;
-                goto finish;
-        }
-
-        if (s.stall_hold > 0) {
-                /* A pressure trigger fired since the last decision (policy_note_stall()). */
-                s.stall_hold--;
-                reason = DECISION_NONE_PRESSURE;
-                goto finish;
-        }
-        if (r.has_psi_some && r.psi_some > p->pressure_target) {
-                reason = DECISION_NONE_PRESSURE;
-                goto finish;
-        }
-
-        if (p->mode != POLICY_MODE_PRESSURE && caps->lrugen_write && cur->has_lrugen)
-                reason = tiering_plan(p, caps, &s, cur, d);
-        else
-                reason = tmo_plan(p, caps, &s, cur, d);
-
-finish:
         d->reason = reason;
         for (int t = 0; t < _LRUGEN_NR_TYPES; t++)
                 s.last_planned_bytes[t] = d->planned_bytes[t];

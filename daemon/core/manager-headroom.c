@@ -8,6 +8,7 @@
  * over its line gets its decision at once, on a fresh histogram and the last cycle's host
  * samples. */
 #include "manager-headroom.h"
+#include "manager-cycle-input.h"
 
 #include <errno.h>
 #include <stdlib.h>

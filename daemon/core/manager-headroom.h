@@ -14,8 +14,3 @@
  * not at the next cycle (at most one such decision per quarter interval). Without such a cgroup
  * the watch looks once per interval. Nothing in dry-run. */
 void manager_watch_headroom(struct manager *m);
-
-/* Fills the cycle's input at now_usec (manager.c): the last cycle's host samples, the current
- * histogram, the daemon's settings. limits is where ret->host_limits points. */
-void manager_cycle_input(struct manager *m, uint64_t now_usec, struct host_limits *limits,
-                         struct cycle_input *ret);

@@ -290,6 +290,65 @@ static void put_counters(FILE *f, const struct daemon_stats *d,
         }
 }
 
+/* Stream protection's fast path (drop latency, crossings) and its BPF map, while they run. */
+static void put_streams(FILE *f, const struct streams_stats *st) {
+        if (st->fast_path) {
+                put_header(f, "mglrud_stream_drop_latency_seconds", "histogram",
+                           "Time from a file crossing a stream threshold to the end of its drop.");
+                uint64_t cum = 0;
+                for (size_t b = 0; b < STREAMS_LATENCY_BUCKETS; b++) {
+                        cum += st->latency_buckets[b];
+                        fprintf(f, "mglrud_stream_drop_latency_seconds_bucket{le=\"%.9g\"} %llu\n",
+                                (double) streams_latency_bounds_usec[b] / (double) USEC_PER_SEC,
+                                (unsigned long long) cum);
+                }
+                fprintf(f, "mglrud_stream_drop_latency_seconds_bucket{le=\"+Inf\"} %llu\n",
+                        (unsigned long long) st->latency_count);
+                fprintf(f, "mglrud_stream_drop_latency_seconds_sum %.9g\n",
+                        (double) st->latency_sum_usec / (double) USEC_PER_SEC);
+                fprintf(f, "mglrud_stream_drop_latency_seconds_count %llu\n",
+                        (unsigned long long) st->latency_count);
+                put_header(f, "mglrud_stream_crossings_total", "counter",
+                           "Files the BPF program reported crossing a stream threshold.");
+                fprintf(f, "mglrud_stream_crossings_total %llu\n",
+                        (unsigned long long) st->crossings);
+                put_header(f, "mglrud_stream_crossings_lost_total", "counter",
+                           "Crossings the ring buffer had no room for (the cycle still sees them).");
+                fprintf(f, "mglrud_stream_crossings_lost_total %llu\n",
+                        (unsigned long long) st->lost);
+        }
+        if (st->counting) {
+                put_header(f, "mglrud_stream_map_files", "gauge",
+                           "Files in the BPF map of page-cache insertions at its last read.");
+                fprintf(f, "mglrud_stream_map_files %zu\n", st->map_files);
+                put_header(f, "mglrud_stream_counted_cgroup_ids", "gauge",
+                           "Cgroup ids whose page-cache insertions the BPF program counts.");
+                fprintf(f, "mglrud_stream_counted_cgroup_ids %zu\n", st->tracked);
+        }
+}
+
+/* The daemon-wide counters (counters.h) and the actuation path's writes. */
+static void put_daemon(FILE *f, const struct daemon_stats *d) {
+        for (size_t c = 0; c < _DAEMON_COUNTER_MAX; c++) {
+                const struct counter_info *info = &daemon_counter_info[c];
+                if (!info->metric)
+                        continue;
+                put_header(f, info->metric, info->metric_type, info->help);
+                fprintf(f, "%s ", info->metric);
+                put_value(f, info, d);
+        }
+        put_header(f, "mglrud_writes_total", "counter",
+                   "Writes to kernel files (lru_gen, memory.reclaim chunks, stream drops).");
+        fprintf(f, "mglrud_writes_total %llu\n", (unsigned long long) d->actuation.writes);
+        put_header(f, "mglrud_write_failures_total", "counter",
+                   "Writes the kernel refused (a removed cgroup is not counted).");
+        fprintf(f, "mglrud_write_failures_total %llu\n", (unsigned long long) d->actuation.failed);
+        put_header(f, "mglrud_write_asked_bytes_total", "counter",
+                   "Bytes the writes asked to evict, reclaim or drop.");
+        fprintf(f, "mglrud_write_asked_bytes_total %llu\n",
+                (unsigned long long) d->actuation.asked_bytes);
+}
+
 int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_snapshot *snaps,
                    size_t n) {
         put_typed(f, "mglrud_reclaimed_bytes_total", "counter",
@@ -322,60 +381,9 @@ int metrics_format(FILE *f, const struct daemon_stats *d, const struct control_s
                         offsetof(struct control_snapshot, limit_bytes));
         put_counters(f, d, snaps, n);
 
-        if (d->streams.fast_path) {
-                const struct streams_stats *st = &d->streams;
-                put_header(f, "mglrud_stream_drop_latency_seconds", "histogram",
-                           "Time from a file crossing a stream threshold to the end of its drop.");
-                uint64_t cum = 0;
-                for (size_t b = 0; b < STREAMS_LATENCY_BUCKETS; b++) {
-                        cum += st->latency_buckets[b];
-                        fprintf(f, "mglrud_stream_drop_latency_seconds_bucket{le=\"%.9g\"} %llu\n",
-                                (double) streams_latency_bounds_usec[b] / (double) USEC_PER_SEC,
-                                (unsigned long long) cum);
-                }
-                fprintf(f, "mglrud_stream_drop_latency_seconds_bucket{le=\"+Inf\"} %llu\n",
-                        (unsigned long long) st->latency_count);
-                fprintf(f, "mglrud_stream_drop_latency_seconds_sum %.9g\n",
-                        (double) st->latency_sum_usec / (double) USEC_PER_SEC);
-                fprintf(f, "mglrud_stream_drop_latency_seconds_count %llu\n",
-                        (unsigned long long) st->latency_count);
-                put_header(f, "mglrud_stream_crossings_total", "counter",
-                           "Files the BPF program reported crossing a stream threshold.");
-                fprintf(f, "mglrud_stream_crossings_total %llu\n",
-                        (unsigned long long) st->crossings);
-                put_header(f, "mglrud_stream_crossings_lost_total", "counter",
-                           "Crossings the ring buffer had no room for (the cycle still sees them).");
-                fprintf(f, "mglrud_stream_crossings_lost_total %llu\n",
-                        (unsigned long long) st->lost);
-        }
-        if (d->streams.counting) {
-                put_header(f, "mglrud_stream_map_files", "gauge",
-                           "Files in the BPF map of page-cache insertions at its last read.");
-                fprintf(f, "mglrud_stream_map_files %zu\n", d->streams.map_files);
-                put_header(f, "mglrud_stream_counted_cgroup_ids", "gauge",
-                           "Cgroup ids whose page-cache insertions the BPF program counts.");
-                fprintf(f, "mglrud_stream_counted_cgroup_ids %zu\n", d->streams.tracked);
-        }
+        put_streams(f, &d->streams);
         put_idle(f, d, snaps, n);
-
-        for (size_t c = 0; c < _DAEMON_COUNTER_MAX; c++) {
-                const struct counter_info *info = &daemon_counter_info[c];
-                if (!info->metric)
-                        continue;
-                put_header(f, info->metric, info->metric_type, info->help);
-                fprintf(f, "%s ", info->metric);
-                put_value(f, info, d);
-        }
-        put_header(f, "mglrud_writes_total", "counter",
-                   "Writes to kernel files (lru_gen, memory.reclaim chunks, stream drops).");
-        fprintf(f, "mglrud_writes_total %llu\n", (unsigned long long) d->actuation.writes);
-        put_header(f, "mglrud_write_failures_total", "counter",
-                   "Writes the kernel refused (a removed cgroup is not counted).");
-        fprintf(f, "mglrud_write_failures_total %llu\n", (unsigned long long) d->actuation.failed);
-        put_header(f, "mglrud_write_asked_bytes_total", "counter",
-                   "Bytes the writes asked to evict, reclaim or drop.");
-        fprintf(f, "mglrud_write_asked_bytes_total %llu\n",
-                (unsigned long long) d->actuation.asked_bytes);
+        put_daemon(f, d);
         return ferror(f) ? -EIO : 0;
 }
 
