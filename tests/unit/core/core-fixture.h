@@ -20,27 +20,8 @@
 #include "mglrud/core/actuator.h"
 #include "mglrud/core/cgroup.h"
 #include "mglrud/core/control.h"
+#include "files-fixture.h"
 #include "test-policy.h"
-
-/* Writes text as the whole file name in dirfd, creating it. */
-static inline void write_at(int dirfd, const char *name, const char *text) {
-        int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        assert_true(fd >= 0);
-        assert_int_equal(write(fd, text, strlen(text)), (ssize_t) strlen(text));
-        close(fd);
-}
-
-static inline int rm_tree_entry(const char *path, const struct stat *st, int type,
-                                struct FTW *ftw) {
-        (void) st, (void) type, (void) ftw;
-        return remove(path) < 0 ? -errno : 0;
-}
-
-/* Removes dir and everything below it, symlinks as links. Returns 0 or a negative errno. */
-static inline int rm_tree(const char *dir) {
-        int r = nftw(dir, rm_tree_entry, 16, FTW_DEPTH | FTW_PHYS);
-        return r < 0 ? -errno : r;
-}
 
 /* The job the inline actuator of a fixture completed last, held back (capture_job()): it stays
  * "in flight" for its cgroup until the test hands it to control_job_done() or frees it. */

@@ -5,71 +5,8 @@
  * helper, called directly, writes only what the mode it is given allows. lru_gen is the
  * write end of a pipe and memory.reclaim a FIFO with a reader, so every write is seen, in
  * order. */
-#include <errno.h>
-#include <fcntl.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <cmocka.h>
-
 #include "mglrud/core/actuate.h"
-#include "mglrud/core/actuator.h"
-#include "mglrud/shared/macro.h"
-
-#define PAGE 4096u
-
-struct sink {
-        char dir[64];
-        int dirfd;
-        int lrugen[2];          /* pipe: [0] read by the test, [1] the job's lru_gen fd */
-        int reclaim_rd;         /* the reader of the memory.reclaim FIFO */
-        struct actuator *a;
-        struct actuator_job *done;
-};
-
-static void on_done(struct actuator_job *j, void *userdata) {
-        struct sink *s = userdata;
-        assert_null(s->done);
-        s->done = j;
-}
-
-static void sink_init(struct sink *s) {
-        *s = (struct sink) {};
-        snprintf(s->dir, sizeof s->dir, "/tmp/mglrud-test-act-mode.XXXXXX");
-        assert_non_null(mkdtemp(s->dir));
-        s->dirfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        assert_true(s->dirfd >= 0);
-        assert_int_equal(mkfifoat(s->dirfd, "memory.reclaim", 0600), 0);
-        s->reclaim_rd = openat(s->dirfd, "memory.reclaim", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        assert_true(s->reclaim_rd >= 0);
-        assert_int_equal(pipe2(s->lrugen, O_NONBLOCK | O_CLOEXEC), 0);
-        assert_int_equal(actuator_new(NULL, on_done, s, &s->a), 0); /* inline */
-}
-
-/* Returns what was written to fd so far ("" when nothing), in buf. */
-static const char *drain(int fd, char *buf, size_t size) {
-        ssize_t n = read(fd, buf, size - 1);
-        assert_true(n >= 0 || errno == EAGAIN);
-        buf[n > 0 ? n : 0] = 0;
-        return buf;
-}
-
-static void sink_done(struct sink *s) {
-        actuator_job_free(s->done);
-        actuator_free(s->a);
-        close(s->lrugen[0]);
-        close(s->lrugen[1]);
-        close(s->reclaim_rd);
-        assert_int_equal(unlinkat(s->dirfd, "memory.reclaim", 0), 0);
-        close(s->dirfd);
-        assert_int_equal(rmdir(s->dir), 0);
-}
+#include "actuator-fixture.h"
 
 /* A decision with every kind of write: an eviction, an ageing command, a memory.reclaim. */
 static struct decision every_write(void) {
@@ -88,13 +25,12 @@ static struct decision every_write(void) {
 static const struct actuator_job *run_in(struct sink *s, enum act_mode mode, char *lrugen,
                                          char *reclaim, size_t size) {
         struct decision d = every_write();
-        struct actuator_job *j = actuator_job_new(1, "/t", s->dirfd, s->lrugen[1], PAGE, mode, &d);
-        assert_non_null(j);
+        struct actuator_job *j = sink_job(s, 1, mode, &d);
         assert_int_equal(actuator_submit(s->a, j), 0);
-        assert_non_null(s->done);
+        assert_int_equal(s->n_done, 1);
         drain(s->lrugen[0], lrugen, size);
         drain(s->reclaim_rd, reclaim, size);
-        return s->done;
+        return s->done[0];
 }
 
 static void test_report_writes_nothing(void **state) {
