@@ -106,7 +106,7 @@ run_tests() {
         fi
 
         # engines-systemd (suite vm-engines, its own ~1 GB image, ~17 min) and the measurements of
-        # suite vm-bench (idle-limit) are run by hand.
+        # suite vm-bench (idle-limit, headroom-high) are run by hand.
         meson test -C "$build" --print-errorlogs --num-processes 2 --no-suite vm-engines \
                 --no-suite vm-bench 2>&1 |
                 tee "$log" || rc=$?
