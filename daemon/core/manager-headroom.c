@@ -11,7 +11,6 @@
 #include "manager-cycle-input.h"
 
 #include <errno.h>
-#include <stdlib.h>
 
 #include "mglrud/core/control.h"
 #include "mglrud/kernel/cgroup-files.h"
@@ -29,64 +28,46 @@ static bool watched(const struct cgroup *cg, uint64_t *ret_line) {
         return *ret_line > 0;
 }
 
-/* Marks the watched cgroups over their line now (due[i]). Returns how many are watched. */
-static size_t find_due(struct manager *m, uint64_t now_usec, bool *due) {
-        size_t n_watched = 0;
-
-        for (size_t i = 0; i < m->discovery.n_cgroups; i++) {
-                struct cgroup *cg = m->discovery.cgroups[i];
-                uint64_t line, current;
-
-                due[i] = false;
-                if (cg->vanished || !watched(cg, &line))
-                        continue;
-                n_watched++;
-                if (cgroup_files_read_value(&cg->files, CGROUP_FILE_CURRENT, 0, &current) < 0)
-                        continue; /* vanished: the next cycle finds out */
-                due[i] = headroom_should_arm(current, line, now_usec, cg->headroom_armed_usec,
-                                             m->interval_usec / 4);
-                if (due[i]) {
-                        char c[16], l[16];
-                        log_debug("%s: memory.current %s past its headroom line %s: deciding now.",
-                                  cg->name, format_bytes(c, sizeof c, current),
-                                  format_bytes(l, sizeof l, line));
-                }
+/* Decides now for cg, one of the watched cgroups over its line, on this moment's input (*in,
+ * built on the first such cgroup of the check: a fresh histogram, the last cycle's host
+ * samples). */
+static void decide_now(struct manager *m, struct cgroup *cg, uint64_t now_usec,
+                       struct cycle_input *in, struct host_limits *limits, bool *have_input) {
+        if (!*have_input) {
+                lrugen_source_read(&m->lrugen, m->debugfs_root, m->cgroup_root);
+                manager_cycle_input(m, now_usec, limits, in);
+                *have_input = true;
         }
-        return n_watched;
-}
-
-/* Decides now for the due cgroups. */
-static void decide_due(struct manager *m, uint64_t now_usec, const bool *due) {
-        struct host_limits limits;
-        struct cycle_input in;
-
-        lrugen_source_read(&m->lrugen, m->debugfs_root, m->cgroup_root);
-        manager_cycle_input(m, now_usec, &limits, &in);
-        for (size_t i = 0; i < m->discovery.n_cgroups; i++) {
-                if (!due[i])
-                        continue;
-                m->discovery.cgroups[i]->headroom_armed_usec = now_usec;
-                if (control_cgroup_cycle(m->discovery.cgroups[i], &in, m->actuator) == -ENOMEM)
-                        log_warning_errno(-ENOMEM, "%s: no headroom decision between cycles: %m",
-                                          m->discovery.cgroups[i]->name);
-        }
+        cg->headroom_armed_usec = now_usec;
+        if (control_cgroup_cycle(cg, in, m->actuator) == -ENOMEM)
+                log_warning_errno(-ENOMEM, "%s: no headroom decision between cycles: %m", cg->name);
 }
 
 static int on_headroom_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         struct manager *m = userdata;
         uint64_t now = now_monotonic_usec();
+        struct host_limits limits;
+        struct cycle_input in;
+        bool have_input = false;
         size_t n_watched = 0;
 
-        if (m->discovery.n_cgroups > 0 && !m->paused_all) {
-                _cleanup_free_ bool *due = calloc(m->discovery.n_cgroups, sizeof *due);
-                if (!due)
-                        return log_warning_errno(-ENOMEM, "Headroom check skipped: %m"), 0;
-                n_watched = find_due(m, now, due);
-                for (size_t i = 0; i < m->discovery.n_cgroups; i++)
-                        if (due[i]) {
-                                decide_due(m, now, due);
-                                break;
-                        }
+        for (size_t i = 0; i < m->discovery.n_cgroups && !m->paused_all; i++) {
+                struct cgroup *cg = m->discovery.cgroups[i];
+                uint64_t line, current;
+
+                if (cg->vanished || !watched(cg, &line))
+                        continue;
+                n_watched++;
+                if (cgroup_files_read_value(&cg->files, CGROUP_FILE_CURRENT, 0, &current) < 0)
+                        continue; /* vanished: the next cycle finds out */
+                if (!headroom_should_arm(current, line, now, cg->headroom_armed_usec,
+                                         m->interval_usec / 4))
+                        continue;
+                char c[16], l[16];
+                log_debug("%s: memory.current %s past its headroom line %s: deciding now.",
+                          cg->name, format_bytes(c, sizeof c, current),
+                          format_bytes(l, sizeof l, line));
+                decide_now(m, cg, now, &in, &limits, &have_input);
         }
         /* Nothing to watch: look again once an interval (a reload may turn headroom on). */
         (void) sd_event_source_set_time(s, usec + (n_watched ? HEADROOM_WATCH_USEC : m->interval_usec));

@@ -7,7 +7,6 @@
  * id, an unmanaged child is covered by its managed parent. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "files-fixture.h"
 #include "mglrud/core/manager.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/time.h"
@@ -35,13 +35,12 @@ struct tree {
         uint64_t now;
 };
 
+/* Writes text into dir/name (write_at() on the directory). */
 static void write_file(const char *dir, const char *name, const char *text) {
-        char p[PATH_MAX];
-        snprintf(p, sizeof p, "%s/%s", dir, name);
-        int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        assert_true(fd >= 0);
-        assert_int_equal(write(fd, text, strlen(text)), (ssize_t) strlen(text));
-        assert_int_equal(close(fd), 0);
+        int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(dirfd >= 0);
+        write_at(dirfd, name, text);
+        assert_int_equal(close(dirfd), 0);
 }
 
 /* Makes the cgroup directory rel under the tree's cgroup root: with the memory files of a small
@@ -65,19 +64,10 @@ static void make_cgroup(struct tree *t, const char *rel, bool files) {
         write_file(p, "memory.reclaim", "");
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-        return remove(path) < 0 ? -errno : 0;
-}
-
-/* Removes path and everything below it (a cgroup's files first, as rmdir needs). */
-static void remove_tree(const char *path) {
-        assert_int_equal(nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
-}
-
 static void remove_cgroup(struct tree *t, const char *rel) {
         char p[PATH_MAX];
         snprintf(p, sizeof p, "%s%s", t->cgroup_root, rel);
-        remove_tree(p);
+        assert_int_equal(rm_tree(p), 0); /* a cgroup's files first, as rmdir needs */
 }
 
 static void rename_cgroup(struct tree *t, const char *from, const char *to) {
@@ -176,7 +166,7 @@ static int tree_setup(void **state) {
 static int tree_teardown(void **state) {
         struct tree *t = *state;
         manager_done(&t->m);
-        remove_tree(t->dir);
+        assert_int_equal(rm_tree(t->dir), 0);
         free(t);
         return 0;
 }
