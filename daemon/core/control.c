@@ -406,8 +406,19 @@ static int step_act(struct cycle_step *x) {
 }
 
 int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct actuator *act) {
-        struct cycle_step x = { .cg = cg, .in = in, .act = act };
+        /* Not zeroed as a whole: the policy state and the decision are 13 KiB, and clearing them
+         * for every cgroup every cycle was a fifth of the cycle's instructions at 10,000
+         * cgroups. Each step writes what it leaves before the next reads it: step_load() the
+         * policy state's used bytes (all the policy reads), cgroup_read() the reading,
+         * refault_trust_read() the own count, step_facts() the facts and the policy, and
+         * policy_decide() the decision (decision_clear()). */
+        struct cycle_step x;
         int r;
+
+        x.cg = cg;
+        x.in = in;
+        x.act = act;
+        x.s = NULL;
 
         if ((r = step_load(&x)) < 0)
                 return r;
