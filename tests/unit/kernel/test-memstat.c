@@ -188,6 +188,42 @@ static void test_read_big(void **state) {
         close(fd);
 }
 
+/* The line a malformed file is rejected at (what the warning names): the bad line itself, a
+ * cut last line included, and 0 for an empty file; a key of 20 digits' value is still read
+ * exactly up to the largest one. */
+static void test_bad_line(void **state) {
+        static const struct {
+                const char *text;
+                unsigned line;
+        } cases[] = {
+                { "", 0 },
+                { "x 1\n", 0 },                                 /* ok: the line stays unset */
+                { "anon 5\nfile", 2 },
+                { "anon 5\nfile 6", 2 },
+                { "anon 5\nfile 6\n\n", 3 },
+                { "anon 5\nunknown_key 1\nfile 6x\nshmem 1\n", 3 },
+                { "anon 5\nfile 018446744073709551616\n", 2 },
+        };
+        struct memstat s;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                unsigned line = 4242;
+                int r = memstat_parse(cases[i].text, strlen(cases[i].text), &s, &line);
+                if (i == 1) {
+                        assert_int_equal(r, 0);
+                        assert_int_equal(line, 4242);
+                        continue;
+                }
+                assert_int_equal(r, -EINVAL);
+                if (line != cases[i].line)
+                        fail_msg("case %zu: line %u, not %u", i, line, cases[i].line);
+        }
+        assert_int_equal(parse_exact("anon 018446744073709551615\nfile 00000000000000000000007\n",
+                                     56, &s), 0);
+        assert_true(get(&s, MEMSTAT_ANON) == UINT64_MAX);
+        assert_int_equal(get(&s, MEMSTAT_FILE), 7);
+}
+
 /* Real captures from the 7.3 kernel (skipped while absent): every key the policy uses is
  * there, with the value the text says. */
 static void test_kernel_73(void **state) {
@@ -229,6 +265,7 @@ int main(void) {
                 cmocka_unit_test(test_v61_absent),
                 cmocka_unit_test(test_delta),
                 cmocka_unit_test(test_malformed),
+                cmocka_unit_test(test_bad_line),
                 cmocka_unit_test(test_read),
                 cmocka_unit_test(test_read_big),
                 cmocka_unit_test(test_kernel_73),
