@@ -144,10 +144,15 @@ int headroom_plan(const struct headroom_input *in, struct headroom_plan *ret) {
 }
 
 bool headroom_should_arm(uint64_t current, uint64_t line, uint64_t now_usec,
-                         uint64_t last_armed_usec, uint64_t min_gap_usec) {
+                         uint64_t last_armed_usec, uint64_t interval_usec) {
         if (line == 0 || current <= line) /* MEMCG_VALUE_MAX: no current is above it */
                 return false;
-        return last_armed_usec == 0 || u64_sub_sat(now_usec, last_armed_usec) >= min_gap_usec;
+        return last_armed_usec == 0 ||
+               u64_sub_sat(now_usec, last_armed_usec) >= interval_usec / HEADROOM_REARM_DIVISOR;
+}
+
+uint64_t headroom_watch_delay_usec(size_t n_watched, uint64_t interval_usec) {
+        return n_watched > 0 ? HEADROOM_WATCH_USEC : interval_usec;
 }
 
 /* Returns the bytes of every generation of in's lruvecs idle for at least idle_usec. */

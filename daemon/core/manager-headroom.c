@@ -61,7 +61,7 @@ static int on_headroom_timer(sd_event_source *s, uint64_t usec, void *userdata) 
                 if (cgroup_files_read_value(&cg->files, CGROUP_FILE_CURRENT, 0, &current) < 0)
                         continue; /* vanished: the next cycle finds out */
                 if (!headroom_should_arm(current, line, now, cg->headroom_armed_usec,
-                                         m->interval_usec / 4))
+                                         m->interval_usec))
                         continue;
                 char c[16], l[16];
                 log_debug("%s: memory.current %s past its headroom line %s: deciding now.",
@@ -69,8 +69,8 @@ static int on_headroom_timer(sd_event_source *s, uint64_t usec, void *userdata) 
                           format_bytes(l, sizeof l, line));
                 decide_now(m, cg, now, &in, &limits, &have_input);
         }
-        /* Nothing to watch: look again once an interval (a reload may turn headroom on). */
-        (void) sd_event_source_set_time(s, usec + (n_watched ? HEADROOM_WATCH_USEC : m->interval_usec));
+        (void) sd_event_source_set_time(s, usec + headroom_watch_delay_usec(n_watched,
+                                                                             m->interval_usec));
         return 0;
 }
 
@@ -78,7 +78,8 @@ void manager_watch_headroom(struct manager *m) {
         if (!m->event || m->dry_run || m->headroom_timer)
                 return;
         int r = sd_event_add_time_relative(m->event, &m->headroom_timer, CLOCK_MONOTONIC,
-                                           m->interval_usec, USEC_PER_MSEC * 10,
+                                           headroom_watch_delay_usec(0, m->interval_usec),
+                                           USEC_PER_MSEC * 10,
                                            on_headroom_timer, m);
         if (r < 0) {
                 log_warning_errno(r, "Cannot add the headroom timer: %m; HighHeadroom= acts at "

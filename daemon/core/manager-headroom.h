@@ -5,10 +5,8 @@
 
 #include "mglrud/core/manager.h"
 
-/* How often memory.current is read, between cycles, for the cgroups with HighHeadroom= on. */
-#define HEADROOM_WATCH_USEC (100 * USEC_PER_MSEC)
-
-/* Starts the between-cycle watch (with an event loop only): every HEADROOM_WATCH_USEC, the
+/* Starts the between-cycle watch (with an event loop only): every HEADROOM_WATCH_USEC
+ * (policy/headroom.h, which also decides when to arm and when to look again), the
  * memory.current of each cgroup in Mode=active with HighHeadroom= whose last decision drew a
  * line (control_cgroup_headroom_line()) is read, and a cgroup over it gets its decision now,
  * not at the next cycle (at most one such decision per quarter interval). Without such a cgroup

@@ -84,12 +84,24 @@ uint64_t headroom_line(uint64_t limit, double headroom, uint64_t page_size);
  * generations data (NULL with n_lruvecs > 0), or MinColdAge = 0. */
 int headroom_plan(const struct headroom_input *in, struct headroom_plan *ret);
 
-/* Between cycles (core/manager-headroom.c): returns true when a cgroup whose last decision drew
- * the line (0 or MEMCG_VALUE_MAX: none) is over it now and its last early decision, at
- * last_armed_usec (0: none), is at least min_gap_usec ago: decide for it now rather than at
- * the next cycle. */
+/* Between cycles (core/manager-headroom.c) a timer reads the memory.current of the cgroups with
+ * a line every HEADROOM_WATCH_USEC, and an early decision for one cgroup comes at most once per
+ * cycle interval / HEADROOM_REARM_DIVISOR (a decision evicts at most MaxStep: a cgroup still
+ * over its line gets its next one a quarter interval later, not ten times a second). */
+#define HEADROOM_WATCH_USEC (100 * UINT64_C(1000))
+#define HEADROOM_REARM_DIVISOR 4
+
+/* Returns true when a cgroup whose last decision drew the line (0 or MEMCG_VALUE_MAX: none) is
+ * over it now and its last early decision, at last_armed_usec (0: none), is at least
+ * interval_usec / HEADROOM_REARM_DIVISOR ago: decide for it now rather than at the next
+ * cycle. */
 bool headroom_should_arm(uint64_t current, uint64_t line, uint64_t now_usec,
-                         uint64_t last_armed_usec, uint64_t min_gap_usec);
+                         uint64_t last_armed_usec, uint64_t interval_usec);
+
+/* Returns the delay from one check of the watch to the next: HEADROOM_WATCH_USEC when the check
+ * found n_watched > 0 cgroups with a line, else interval_usec (nothing to watch: look again
+ * once a cycle, a reload or the next decision may draw a line). */
+uint64_t headroom_watch_delay_usec(size_t n_watched, uint64_t interval_usec);
 
 /* The sizing of one cgroup: what it needs to run unthrottled, beside its limit. */
 struct headroom_sizing {

@@ -337,19 +337,90 @@ static void test_invalid(void **unused) {
         assert_true(p.working_set_exceeds);
 }
 
-/* Between cycles: over the line, once per gap. */
+/* Between cycles: over the line, once per quarter interval (a 4 s interval: a 1 s gap). */
 static void test_should_arm(void **unused) {
-        const uint64_t line = 90 * MiB;
+        const uint64_t line = 90 * MiB, interval = 4 * SEC;
 
-        assert_false(headroom_should_arm(80 * MiB, line, 10 * SEC, 0, SEC));
-        assert_false(headroom_should_arm(line, line, 10 * SEC, 0, SEC));
-        assert_true(headroom_should_arm(line + 1, line, 10 * SEC, 0, SEC));
+        assert_false(headroom_should_arm(80 * MiB, line, 10 * SEC, 0, interval));
+        assert_false(headroom_should_arm(line, line, 10 * SEC, 0, interval));
+        assert_true(headroom_should_arm(line + 1, line, 10 * SEC, 0, interval));
         /* No line drawn (headroom off, no limit, no decision yet). */
-        assert_false(headroom_should_arm(100 * MiB, 0, 10 * SEC, 0, SEC));
-        assert_false(headroom_should_arm(100 * MiB, MEMCG_VALUE_MAX, 10 * SEC, 0, SEC));
-        /* Armed 0.5 s ago with a 1 s gap: not yet; 1 s ago: again. */
-        assert_false(headroom_should_arm(100 * MiB, line, 10 * SEC, 10 * SEC - SEC / 2, SEC));
-        assert_true(headroom_should_arm(100 * MiB, line, 10 * SEC, 9 * SEC, SEC));
+        assert_false(headroom_should_arm(100 * MiB, 0, 10 * SEC, 0, interval));
+        assert_false(headroom_should_arm(100 * MiB, MEMCG_VALUE_MAX, 10 * SEC, 0, interval));
+        /* Armed 0.5 s ago: not yet; 1 s ago: again. */
+        assert_false(headroom_should_arm(100 * MiB, line, 10 * SEC, 10 * SEC - SEC / 2, interval));
+        assert_true(headroom_should_arm(100 * MiB, line, 10 * SEC, 9 * SEC, interval));
+}
+
+/* What one simulated run of the watch saw. */
+struct watch_run {
+        uint64_t checks_before_line;    /* checks while no line was drawn */
+        uint64_t first_check_with_line; /* the time of the first check that saw the line */
+        uint64_t armed[64];             /* the times of the early decisions (the first 64) */
+        size_t n_armed;
+};
+
+#define MSEC UINT64_C(1000)
+
+/* Runs the watch's timer as core/manager-headroom.c does, from t = 0 to end_usec, into *ret:
+ * each check reads memory.current of the watched cgroup, decides for it when it is over its
+ * line (headroom_should_arm(), noting the time) and sets the next check
+ * headroom_watch_delay_usec() later. One cgroup: its line (90 MiB) is drawn from line_from
+ * (its first decision); memory.current is 80 MiB until then and grows 1 MiB per 100 ms after
+ * it, crossing the line 1 s later and staying over it, as when the decisions evict less than
+ * the cgroup grows. */
+static void run_watch(uint64_t interval, uint64_t line_from, uint64_t end_usec, struct watch_run *ret) {
+        const uint64_t line = 90 * MiB;
+        uint64_t armed_usec = 0;
+
+        *ret = (struct watch_run) { 0 };
+        /* The first check comes one delay with nothing watched after the start (t = 0). */
+        for (uint64_t t = headroom_watch_delay_usec(0, interval); t <= end_usec;) {
+                bool has_line = t >= line_from;
+                uint64_t current = 80 * MiB + (t > line_from ? (t - line_from) / (100 * MSEC) : 0) * MiB;
+
+                if (!has_line)
+                        ret->checks_before_line++;
+                else if (!ret->first_check_with_line)
+                        ret->first_check_with_line = t;
+                if (has_line && headroom_should_arm(current, line, t, armed_usec, interval)) {
+                        armed_usec = t;
+                        if (ret->n_armed < ELEMENTSOF(ret->armed))
+                                ret->armed[ret->n_armed++] = t;
+                }
+                t += headroom_watch_delay_usec(has_line ? 1 : 0, interval);
+        }
+}
+
+static void test_watch_timer(void **unused) {
+        const uint64_t interval = 2 * SEC;
+        struct watch_run r;
+
+        /* 100 ms, exactly, once a cgroup is watched; the interval while none is. */
+        assert_int_equal(headroom_watch_delay_usec(1, interval), 100 * MSEC);
+        assert_int_equal(headroom_watch_delay_usec(3, interval), 100 * MSEC);
+        assert_int_equal(headroom_watch_delay_usec(0, interval), interval);
+        assert_int_equal(headroom_watch_delay_usec(0, 60 * SEC), 60 * SEC);
+
+        run_watch(interval, 3 * SEC, 8 * SEC, &r);
+        /* Before the line: checks at 2 s only (once per interval), then at 4 s the first one that
+         * sees it (the line drawn at 3 s is found at the next interval's check). */
+        assert_int_equal(r.checks_before_line, 1);
+        assert_int_equal(r.first_check_with_line, 4 * SEC);
+        /* Crossing: memory.current is 90 MiB at 4 s (the line: not over), 91 MiB at 4.1 s: the
+         * decision comes at that check, within 100 ms of crossing. */
+        assert_true(r.n_armed > 0);
+        assert_int_equal(r.armed[0], 4 * SEC + 100 * MSEC);
+        /* Still over the line: again every quarter interval (0.5 s), not at every check. */
+        assert_int_equal(r.n_armed, 8); /* 4.1, 4.6, ..., 7.6 s */
+        for (size_t i = 1; i < r.n_armed; i++)
+                assert_int_equal(r.armed[i] - r.armed[i - 1], interval / 4);
+        /* A 60 s interval: a 15 s gap, the first decision still 100 ms after the crossing. */
+        run_watch(60 * SEC, 60 * SEC, 100 * SEC, &r);
+        assert_int_equal(r.checks_before_line, 0);
+        assert_int_equal(r.first_check_with_line, 60 * SEC);
+        assert_int_equal(r.armed[0], 61 * SEC + 100 * MSEC);
+        assert_int_equal(r.n_armed, 3); /* 61.1, 76.1, 91.1 s */
 }
 
 /* ---- in the decision (policy_decide) ---- */
@@ -514,6 +585,7 @@ int main(void) {
                 cmocka_unit_test(test_sizing),
                 cmocka_unit_test(test_invalid),
                 cmocka_unit_test(test_should_arm),
+                cmocka_unit_test(test_watch_timer),
                 cmocka_unit_test(test_decision_evicts_to_the_line),
                 cmocka_unit_test(test_decision_without_headroom),
                 cmocka_unit_test(test_decision_brakes_win),
