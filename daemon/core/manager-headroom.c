@@ -43,6 +43,16 @@ static void decide_now(struct manager *m, struct cgroup *cg, uint64_t now_usec,
                 log_warning_errno(-ENOMEM, "%s: no headroom decision between cycles: %m", cg->name);
 }
 
+/* Returns true when some cgroup is watched now (none while every cgroup is paused). */
+static bool any_watched(const struct manager *m) {
+        for (size_t i = 0; i < m->discovery.n_cgroups && !m->paused_all; i++) {
+                uint64_t line;
+                if (!m->discovery.cgroups[i]->vanished && watched(m->discovery.cgroups[i], &line))
+                        return true;
+        }
+        return false;
+}
+
 static int on_headroom_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         struct manager *m = userdata;
         uint64_t now = now_monotonic_usec();
@@ -69,22 +79,39 @@ static int on_headroom_timer(sd_event_source *s, uint64_t usec, void *userdata) 
                           format_bytes(l, sizeof l, line));
                 decide_now(m, cg, now, &in, &limits, &have_input);
         }
-        (void) sd_event_source_set_time(s, usec + headroom_watch_delay_usec(n_watched,
-                                                                             m->interval_usec));
+        /* Nothing to watch: off until a cycle draws a line (manager_headroom_cycle_done()).
+         * A timer that looked anyway would wake the daemon between its cycles for nothing,
+         * on whatever CPU the workload runs (docs/design.md, "What the daemon costs"). */
+        if (n_watched)
+                (void) sd_event_source_set_time(s, usec + headroom_watch_delay_usec(n_watched,
+                                                                                 m->interval_usec));
+        else
+                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
         return 0;
+}
+
+void manager_headroom_cycle_done(struct manager *m, uint64_t now_usec) {
+        int enabled;
+
+        if (!m->headroom_timer ||
+            sd_event_source_get_enabled(m->headroom_timer, &enabled) < 0 ||
+            enabled != SD_EVENT_OFF || !any_watched(m))
+                return;
+        (void) sd_event_source_set_time(m->headroom_timer, now_usec + HEADROOM_WATCH_USEC);
+        (void) sd_event_source_set_enabled(m->headroom_timer, SD_EVENT_ON);
 }
 
 void manager_watch_headroom(struct manager *m) {
         if (!m->event || m->dry_run || m->headroom_timer)
                 return;
+        /* Off until a cycle draws a line for some cgroup (manager_headroom_cycle_done()). */
         int r = sd_event_add_time_relative(m->event, &m->headroom_timer, CLOCK_MONOTONIC,
-                                           headroom_watch_delay_usec(0, m->interval_usec),
-                                           USEC_PER_MSEC * 10,
+                                           HEADROOM_WATCH_USEC, USEC_PER_MSEC * 10,
                                            on_headroom_timer, m);
         if (r < 0) {
                 log_warning_errno(r, "Cannot add the headroom timer: %m; HighHeadroom= acts at "
                                      "each cycle only.");
                 return;
         }
-        (void) sd_event_source_set_enabled(m->headroom_timer, SD_EVENT_ON);
+        (void) sd_event_source_set_enabled(m->headroom_timer, SD_EVENT_OFF);
 }

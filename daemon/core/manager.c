@@ -271,6 +271,7 @@ int manager_cycle(struct manager *m, uint64_t now_usec) {
         brakes_cycle(m->brakes, &env, d->cgroups, d->n_cgroups, now_usec);
         m->cycles++;
         uint64_t end = now_monotonic_usec();
+        manager_headroom_cycle_done(m, end);
         m->last_cycle_usec = end > now_usec ? end - now_usec : 0;
         return 0;
 }

@@ -7,7 +7,12 @@
 #     --short: 90 s, offload read at 60 s, warm refaults counted after 60 s) under three
 #     variants, one guest boot each, run sequentially (throughput is timing-sensitive; the
 #     workload is pinned to guest CPU 0 and everything else to CPU 1, see split_cpus):
-#     none (kernel alone), active (mglrud Mode=active, lru_gen), pressure (Mode=pressure, TMO).
+#     none (kernel alone), active (mglrud Mode=active, lru_gen), pressure (Mode=pressure, TMO);
+#     each round also runs every variant unpinned (pin=0, files s1u-*): the hot loop's
+#     throughput against none's where the daemon shares the workload's CPUs, and the daemon's
+#     cost (switches/s, CPU time) in a table of its own (--pinned-only skips those runs).
+#     --s1-arg KEY=VALUE passes more arguments to tests/vm/scenarios/bench-s1.sh (e.g.
+#     cg=StreamProtection:no, interval=10s).
 # s4: Mode=advise for a while, its "cold anon X" estimate, then SIGHUP to Mode=active and what
 #     active reclaims (pgsteal_proactive, swap) on the same workload.
 # s3: swappiness sweep (--sweep LIST, default 1,36,71,106,141,176,200,auto) on the mixed workload:
@@ -35,7 +40,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 BUILD="$ROOT/build" SHORT=0 OUT="" RUNS=1 SWEEP=1,36,71,106,141,176,200,auto
-WHAT="" REPORT_ONLY=0 S2EXTRA=() VARIANTS="none active pressure"
+WHAT="" REPORT_ONLY=0 S2EXTRA=() S1EXTRA=() VARIANTS="none active pressure" UNPINNED=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build-dir) BUILD="$2"; shift 2 ;;
@@ -47,7 +52,9 @@ while [ $# -gt 0 ]; do
 	s1|s4|s3|s2|s5) WHAT="$WHAT $1"; shift ;;
 	--sweep) SWEEP="$2"; shift 2 ;;
 	--s2-arg) S2EXTRA+=(--arg "$2"); shift 2 ;;
-	-h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+	--s1-arg) S1EXTRA+=(--arg "$2"); shift 2 ;;
+	--pinned-only) UNPINNED=0; shift ;;
+	-h|--help) sed -n '2,39p' "$0"; exit 0 ;;
 	*) echo "run-bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -63,16 +70,23 @@ median() { sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) print ""; else if (N
 mib() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
 
 if [[ " $WHAT " == *" s1 "* ]]; then
-	for v in $VARIANTS; do
-		for r in $(seq 1 "$RUNS"); do
-			d="$OUT/s1-$v-$r"
-			echo "run-bench: s1 $v run $r" >&2
-			[ "$REPORT_ONLY" = 1 ] || "$RS" --build-dir "$BUILD" --timeout "$TMO" --mem 1G --zram 768M --files-dir "$d" \
-				--log "$d.log" "${S1ARGS[@]}" --arg variant="$v" bench-s1 > "$d.out" 2>&1 ||
-				echo "run-bench: s1 $v run $r failed (see $d.out)" >&2
+	# Interleaved: each round runs every variant pinned (s1-*), then unpinned (s1u-*, pin=0).
+	for r in $(seq 1 "$RUNS"); do
+		pins=1
+		if [ "$UNPINNED" = 1 ]; then pins="1 0"; fi
+		for pin in $pins; do
+			if [ "$pin" = 0 ]; then pfx=s1u; else pfx=s1; fi
+			for v in $VARIANTS; do
+				d="$OUT/$pfx-$v-$r"
+				echo "run-bench: $pfx $v run $r" >&2
+				[ "$REPORT_ONLY" = 1 ] || "$RS" --build-dir "$BUILD" --timeout "$TMO" --mem 1G --zram 768M --files-dir "$d" \
+					--log "$d.log" "${S1ARGS[@]}" "${S1EXTRA[@]}" --arg pin="$pin" --arg variant="$v" bench-s1 > "$d.out" 2>&1 ||
+					echo "run-bench: s1 $v run $r failed (see $d.out)" >&2
+			done
 		done
 	done
-	med() { for r in $(seq 1 "$RUNS"); do get "$OUT/s1-$1-$r.out" "$2"; done | grep -v '^$' | median; }
+	# med VARIANT KEY [PREFIX]: the median over the runs of KEY (PREFIX s1, or s1u: unpinned).
+	med() { for r in $(seq 1 "$RUNS"); do get "$OUT/${3:-s1}-$1-$r.out" "$2"; done | { grep -v "^$" || true; } | median; }
 	# memory.current after = the next-to-last 5 s sample (the last may catch the exit).
 	memafter() { for r in $(seq 1 "$RUNS"); do [ -f "$OUT/s1-$1-$r/series" ] && tail -n 2 "$OUT/s1-$1-$r/series" | head -n 1 | cut -d' ' -f2; done | median; }
 	base=$(med none bench_hot_touches_total) base_rate=$(med none bench_hot_rate_median)
@@ -92,6 +106,23 @@ if [[ " $WHAT " == *" s1 "* ]]; then
 			"$(med "$v" bench_warm_refault_pct)" "$rel" "$(med "$v" bench_hot_present_pct)" \
 			"$(mib "$(med "$v" bench_mem_before)")" "$(mib "$(memafter "$v")")" \
 			"$(med "$v" bench_pgsteal_proactive)" "$(med "$v" bench_warm_pass_max_ms)"
+	done
+	# The daemon's cost, and the workload's throughput where it shares its CPUs with the
+	# daemon (unpinned: how a server runs it); target (issue 24): >= 0.95 of none's.
+	echo
+	echo "S1 cost: the hot loop vs none's, pinned and unpinned (pin=0: workload, daemon and samplers on any CPU), and what the daemon cost (unpinned runs; context switches of all its threads per second, its CPU time over the run, the system's context switches per second)"
+	echo
+	echo "| variant | hot loop vs none, pinned (total; median 5 s rate) | hot loop vs none, unpinned (total; median 5 s rate) | daemon switches/s | daemon CPU (ms) | of it in the first 10 s | system switches/s | agings / decisions per min |"
+	echo "|---|---|---|---|---|---|---|---|"
+	ubase=$(med none bench_hot_touches_total s1u) ubase_rate=$(med none bench_hot_rate_median s1u)
+	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.2f", a / b; else print "n/a" }'; }
+	for v in none active pressure; do
+		[ -n "$(med "$v" bench_hot_touches_total)$(med "$v" bench_hot_touches_total s1u)" ] || continue
+		printf '| %s | %s; %s | %s; %s | %s | %s | %s | %s | %s / %s |\n' "$v" \
+			"$(ratio "$(med "$v" bench_hot_touches_total)" "$base")" "$(ratio "$(med "$v" bench_hot_rate_median)" "$base_rate")" \
+			"$(ratio "$(med "$v" bench_hot_touches_total s1u)" "$ubase")" "$(ratio "$(med "$v" bench_hot_rate_median s1u)" "$ubase_rate")" \
+			"$(med "$v" bench_daemon_csw_per_s s1u)" "$(med "$v" bench_daemon_cpu_ms s1u)" "$(med "$v" bench_daemon_cpu_ms_10s s1u)" \
+			"$(med "$v" bench_sys_csw_per_s s1u)" "$(med "$v" bench_daemon_aged_per_min s1u)" "$(med "$v" bench_daemon_decisions_per_min s1u)"
 	done
 fi
 

@@ -137,6 +137,31 @@ split_cpus() {
 	CPUS_SPLIT=1
 }
 
+# task_costs PID: one line per thread of PID, "tid comm voluntary_csw nonvoluntary_csw
+# cpu_ticks run_ns timeslices" (utime+stime in USER_HZ ticks; run time and slices from
+# schedstat): what a process costs the CPUs it shares, wakeups above all (each one a context
+# switch, under TCG a flush of QEMU's software TLB for whatever runs there next).
+task_costs() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		[ -r "$t/stat" ] || continue
+		echo "${t##*/} $(tr ' ' _ < "$t/comm") $(awk '$1 == "voluntary_ctxt_switches:" { v = $2 } $1 == "nonvoluntary_ctxt_switches:" { n = $2 } END { print v + 0, n + 0 }' "$t/status") $(sed 's/^.*) //' "$t/stat" | awk '{ print $12 + $13 }') $(awk '{ print $1, $3 }' "$t/schedstat" 2>/dev/null)"
+	done
+}
+
+# kthread_costs: "comm run_ns timeslices" summed per name over the kernel threads that work
+# for reclaim (kswapd, kcompactd, psimon, kdamond).
+kthread_costs() {
+	local p c
+	for p in /proc/[0-9]*; do
+		c=$(cat "$p/comm" 2>/dev/null) || continue
+		case "$c" in kswapd*|kcompactd*|psimon|kdamond*) echo "$c $(cat "$p/schedstat" 2>/dev/null)" ;; esac
+	done | awk '{ r[$1] += $2; n[$1] += $4 } END { for (k in r) print k, r[k], n[k] }' | sort
+}
+
+# sys_ctxt: the context switches of all CPUs since boot (/proc/stat ctxt).
+sys_ctxt() { awk '$1 == "ctxt" { print $2 }' /proc/stat; }
+
 # avg_current_while CG PID: waits for PID, sampling CG's memory.current every 0.5 s, and sets
 # AVG_CURRENT_MIB to the average (0 without a sample). Not for $(...): in a subshell the
 # exited child stays an unreaped zombie and kill -0 keeps succeeding.

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "files-fixture.h"
+#include "manager-tree-fixture.h"
 #include "mglrud/core/manager.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/time.h"
@@ -29,51 +30,27 @@
 #define PAST_RESCAN_USEC (61 * USEC_PER_SEC)
 
 struct tree {
-        char dir[64];               /* the temporary directory: cgroup/, proc/, mglrud.conf */
-        char cgroup_root[96], proc_root[96], debugfs_root[96], conf[96], dropins[96];
+        struct manager_tree p;      /* the temporary directory: cgroup/, proc/, mglrud.conf */
         struct manager m;
         uint64_t now;
 };
 
-/* Writes text into dir/name (write_at() on the directory). */
-static void write_file(const char *dir, const char *name, const char *text) {
-        int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        assert_true(dirfd >= 0);
-        write_at(dirfd, name, text);
-        assert_int_equal(close(dirfd), 0);
-}
-
-/* Makes the cgroup directory rel under the tree's cgroup root: with the memory files of a small
- * idle cgroup, or none (no memory controller) when files is false. */
+/* Makes the cgroup directory rel: with the memory files of a small idle cgroup, or none (no
+ * memory controller) when files is false. */
 static void make_cgroup(struct tree *t, const char *rel, bool files) {
-        char p[PATH_MAX];
-        snprintf(p, sizeof p, "%s%s", t->cgroup_root, rel);
-        assert_int_equal(mkdir(p, 0755), 0);
-        if (!files)
-                return;
-        write_file(p, "memory.stat", "anon 1048576\nfile 1048576\n");
-        write_file(p, "memory.current", "2097152\n");
-        write_file(p, "memory.min", "0\n");
-        write_file(p, "memory.low", "0\n");
-        write_file(p, "memory.high", "max\n");
-        write_file(p, "memory.max", "max\n");
-        write_file(p, "memory.swap.current", "0\n");
-        write_file(p, "memory.swap.max", "max\n");
-        write_file(p, "memory.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
-                                         "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
-        write_file(p, "memory.reclaim", "");
+        manager_tree_cgroup(&t->p, rel, files ? "max\n" : NULL);
 }
 
 static void remove_cgroup(struct tree *t, const char *rel) {
         char p[PATH_MAX];
-        snprintf(p, sizeof p, "%s%s", t->cgroup_root, rel);
+        snprintf(p, sizeof p, "%s%s", t->p.cgroup_root, rel);
         assert_int_equal(rm_tree(p), 0); /* a cgroup's files first, as rmdir needs */
 }
 
 static void rename_cgroup(struct tree *t, const char *from, const char *to) {
         char a[PATH_MAX], b[PATH_MAX];
-        snprintf(a, sizeof a, "%s%s", t->cgroup_root, from);
-        snprintf(b, sizeof b, "%s%s", t->cgroup_root, to);
+        snprintf(a, sizeof a, "%s%s", t->p.cgroup_root, from);
+        snprintf(b, sizeof b, "%s%s", t->p.cgroup_root, to);
         assert_int_equal(rename(a, b), 0);
 }
 
@@ -81,7 +58,7 @@ static void rename_cgroup(struct tree *t, const char *from, const char *to) {
 static uint64_t cgroup_id_of(const struct tree *t, const char *rel) {
         char p[PATH_MAX];
         struct stat st;
-        snprintf(p, sizeof p, "%s%s", t->cgroup_root, rel);
+        snprintf(p, sizeof p, "%s%s", t->p.cgroup_root, rel);
         assert_int_equal(stat(p, &st), 0);
         return st.st_ino;
 }
@@ -115,16 +92,7 @@ static const char config_text[] =
 static int tree_setup(void **state) {
         struct tree *t = calloc(1, sizeof *t);
         assert_non_null(t);
-        snprintf(t->dir, sizeof t->dir, "/tmp/mglrud-test-discovery.XXXXXX");
-        assert_non_null(mkdtemp(t->dir));
-        snprintf(t->cgroup_root, sizeof t->cgroup_root, "%s/cgroup", t->dir);
-        snprintf(t->proc_root, sizeof t->proc_root, "%s/proc", t->dir);
-        snprintf(t->debugfs_root, sizeof t->debugfs_root, "%s/no-debugfs", t->dir);
-        snprintf(t->conf, sizeof t->conf, "%s/mglrud.conf", t->dir);
-        snprintf(t->dropins, sizeof t->dropins, "%s/mglrud.conf.d", t->dir);
-
-        assert_int_equal(mkdir(t->cgroup_root, 0755), 0);
-        write_file(t->cgroup_root, "memory.stat", "anon 0\nfile 0\n");
+        manager_tree_init(&t->p, "/tmp/mglrud-test-discovery.XXXXXX", config_text);
         make_cgroup(t, "/apps", false);
         make_cgroup(t, "/apps/a", true);
         make_cgroup(t, "/apps/b", true);
@@ -132,27 +100,13 @@ static int tree_setup(void **state) {
         make_cgroup(t, "/apps/nomem", false);
         make_cgroup(t, "/other", true);
 
-        char pressure[PATH_MAX];
-        assert_int_equal(mkdir(t->proc_root, 0755), 0);
-        snprintf(pressure, sizeof pressure, "%s/pressure", t->proc_root);
-        assert_int_equal(mkdir(pressure, 0755), 0);
-        write_file(pressure, "memory", "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
-                                       "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
-        write_file(t->proc_root, "meminfo", "MemTotal:        8388608 kB\n"
-                                            "MemFree:         4194304 kB\n"
-                                            "MemAvailable:    6291456 kB\n"
-                                            "SwapTotal:             0 kB\n"
-                                            "SwapFree:              0 kB\n");
-        write_file(t->proc_root, "swaps", "Filename\tType\tSize\tUsed\tPriority\n");
-        write_file(t->dir, "mglrud.conf", config_text);
-
         const struct manager_overrides o = {
-                .cgroup_root = t->cgroup_root,
-                .debugfs_root = t->debugfs_root,
-                .proc_root = t->proc_root,
+                .cgroup_root = t->p.cgroup_root,
+                .debugfs_root = t->p.debugfs_root,
+                .proc_root = t->p.proc_root,
                 .dry_run = true,
         };
-        manager_init(&t->m, &o, t->conf, t->dropins);
+        manager_init(&t->m, &o, t->p.conf, t->p.dropins);
         manager_set_report(&t->m, (struct report_sink) { .action = no_action,
                                                    .advice = no_advice });
         assert_int_equal(manager_start(&t->m, NULL), 0);
@@ -166,7 +120,7 @@ static int tree_setup(void **state) {
 static int tree_teardown(void **state) {
         struct tree *t = *state;
         manager_done(&t->m);
-        assert_int_equal(rm_tree(t->dir), 0);
+        assert_int_equal(rm_tree(t->p.dir), 0);
         free(t);
         return 0;
 }
@@ -288,7 +242,7 @@ static void test_unmanaged_child_is_covered(void **state) {
 static void test_reload_changes_the_set(void **state) {
         struct tree *t = *state;
         cycle(t, 0);
-        write_file(t->dir, "mglrud.conf", "[Daemon]\nRefaultCheck=no\n[Defaults]\n"
+        tree_write_file(t->p.dir, "mglrud.conf", "[Daemon]\nRefaultCheck=no\n[Defaults]\n"
                                           "StreamProtection=no\n[/other]\nMode=advise\n");
         assert_int_equal(manager_reload(&t->m, NULL), 0);
         assert_int_equal(manager_n_cgroups(&t->m), 1);
