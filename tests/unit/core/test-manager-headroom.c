@@ -19,6 +19,7 @@
 #include "manager-tree-fixture.h"
 #include "manager-headroom.h"
 #include "mglrud/core/manager.h"
+#include "mglrud/policy/headroom.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/time.h"
 
