@@ -122,8 +122,12 @@ int control_decide_for_cycle(const struct control_decide_input *x, struct policy
         sc.refault_file_undercount = x->refault_undercount;
         if (x->prev)
                 fill_prev_sample(x->prev, &sp);
-        return policy_decide(x->policy, &caps, x->state, x->prev ? &sp : NULL, &sc, in->host_prev,
-                             in->host_cur, in->host_limits, ret_state, ret);
+        const struct policy_input pin = {
+                .policy = x->policy, .caps = &caps, .prev = x->prev ? &sp : NULL, .cur = &sc,
+                .host_prev = in->host_prev, .host_cur = in->host_cur,
+                .host_limits = in->host_limits,
+        };
+        return policy_decide(&pin, x->state, ret_state, ret);
 }
 
 /* Checks the kernel's refault counts of cg over its previous sample -> cur (refault-trust.h),
