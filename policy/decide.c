@@ -191,10 +191,7 @@ static bool decide_hold(const struct policy *p, struct policy_state *s,
         return true;
 }
 
-int policy_decide(const struct policy *p, const struct kernel_caps *caps,
-                  const struct policy_state *state, const struct cgroup_sample *prev,
-                  const struct cgroup_sample *cur, const struct host_sample *host_prev,
-                  const struct host_sample *host_cur, const struct host_limits *host_limits,
+int policy_decide(const struct policy_input *in, const struct policy_state *state,
                   struct policy_state *ret_state, struct decision *ret_decision) {
         struct policy_state s;
         struct policy_rates r;
@@ -202,8 +199,11 @@ int policy_decide(const struct policy *p, const struct kernel_caps *caps,
         enum decision_reason reason;
         int k;
 
-        if (!ret_state || !ret_decision)
+        if (!in || !ret_state || !ret_decision)
                 return -EINVAL;
+        const struct policy *p = in->policy;
+        const struct kernel_caps *caps = in->caps;
+        const struct cgroup_sample *prev = in->prev, *cur = in->cur;
         k = validate(p, caps, state, prev, cur);
         if (k < 0)
                 return k;
@@ -229,7 +229,7 @@ int policy_decide(const struct policy *p, const struct kernel_caps *caps,
                 reason = DECISION_NONE_MODE_OFF;
         else {
                 decide_learn(p, caps, &s, &prev, cur, &r, d);
-                if (decide_hold(p, &s, &r, host_prev, host_cur, host_limits, &reason))
+                if (decide_hold(p, &s, &r, in->host_prev, in->host_cur, in->host_limits, &reason))
                         ; /* reason says why */
                 else if (p->mode != POLICY_MODE_PRESSURE && caps->lrugen_write && cur->has_lrugen)
                         reason = tiering_plan(p, caps, &s, cur, d);

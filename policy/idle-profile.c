@@ -336,14 +336,17 @@ static bool gens_gone_bytes(const struct idle_gens *p, const struct lrugen_lruve
         return true;
 }
 
-bool idle_risk_account(struct idle_risk *r, const struct idle_gens *prev, size_t n_prev,
-                       uint64_t prev_usec, const struct lrugen_lruvec *cur, size_t n_cur,
-                       uint64_t cur_usec, uint64_t page_size, uint64_t reclaimed_pages) {
+bool idle_risk_account(struct idle_risk *r, const struct idle_interval *iv, uint64_t page_size) {
         bool used = false;
 
-        if (!r || (n_prev > 0 && !prev) || (n_cur > 0 && !cur) || page_size == 0)
+        if (!r || !iv || (iv->n_prev > 0 && !iv->prev) || (iv->n_cur > 0 && !iv->cur) ||
+            page_size == 0)
                 return false;
-        if (reclaimed_pages > 0 || cur_usec <= prev_usec ||
+        const struct idle_gens *prev = iv->prev;
+        const struct lrugen_lruvec *cur = iv->cur;
+        size_t n_prev = iv->n_prev, n_cur = iv->n_cur;
+        uint64_t prev_usec = iv->prev_usec, cur_usec = iv->cur_usec;
+        if (iv->reclaimed_pages > 0 || cur_usec <= prev_usec ||
             cur_usec - prev_usec > POLICY_MAX_SAMPLE_GAP_USEC || n_prev == 0) {
                 r->skipped++;
                 return false;

@@ -103,8 +103,9 @@ static int arm(struct brake *b, struct pressure_trigger **slot, int dirfd, const
                bool full, uint64_t stall_usec, pressure_trigger_fn fn) {
         struct psi_state *s = psi(b);
         uint64_t asked = s->window_usec;
-        int r = pressure_trigger_arm(slot, brakes_env(b->table)->event, dirfd, name, full,
-                                     stall_usec, &s->window_usec, fn, b);
+        const struct pressure_threshold threshold = { .full = full, .stall_usec = stall_usec };
+        int r = pressure_trigger_arm(slot, brakes_env(b->table)->event, dirfd, name, &threshold,
+                                     &s->window_usec, fn, b);
         if (r >= 0 && s->window_usec != asked)
                 log_notice("PSI triggers take 2s windows only (no CAP_SYS_RESOURCE): reclaim "
                            "stops up to two seconds after a stall.");

@@ -48,9 +48,11 @@ bool control_idle_begin(struct control_idle_lists *lists, struct control_idle_st
                 return false;
         }
         if (x && x->has_profile)
-                (void) idle_risk_account(&x->risk, x->gens, x->n_gens, x->read_usec, cur->lruvecs,
-                                         cur->n_lruvecs, cur->now_usec, in->caps->page_size,
-                                         reclaimed_since(x, &cur->stat));
+                (void) idle_risk_account(&x->risk, &(const struct idle_interval) {
+                        .prev = x->gens, .n_prev = x->n_gens, .prev_usec = x->read_usec,
+                        .cur = cur->lruvecs, .n_cur = cur->n_lruvecs, .cur_usec = cur->now_usec,
+                        .reclaimed_pages = reclaimed_since(x, &cur->stat),
+                }, in->caps->page_size);
         return true;
 }
 

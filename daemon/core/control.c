@@ -122,8 +122,12 @@ int control_decide_for_cycle(const struct control_decide_input *x, struct policy
         sc.refault_file_undercount = x->refault_undercount;
         if (x->prev)
                 fill_prev_sample(x->prev, &sp);
-        return policy_decide(x->policy, &caps, x->state, x->prev ? &sp : NULL, &sc, in->host_prev,
-                             in->host_cur, in->host_limits, ret_state, ret);
+        const struct policy_input pin = {
+                .policy = x->policy, .caps = &caps, .prev = x->prev ? &sp : NULL, .cur = &sc,
+                .host_prev = in->host_prev, .host_cur = in->host_cur,
+                .host_limits = in->host_limits,
+        };
+        return policy_decide(&pin, x->state, ret_state, ret);
 }
 
 /* Checks the kernel's refault counts of cg over its previous sample -> cur (refault-trust.h),
@@ -232,8 +236,7 @@ struct cycle_step {
         struct actuator *act;
         struct control_state *s;       /* cg->userdata, which moves when the state is resized */
         struct policy_state ps;        /* the cycle's working copy of the policy state */
-        struct cgroup_reading cur;
-        struct own_refaults own;       /* cur's own refault count (refault-trust.h) */
+        const struct control_reading *rd; /* what the cycle decides on */
         struct act_facts facts;        /* what the mode of the cycle is decided from */
         struct policy p;               /* the policy decided with */
         struct decision d;
@@ -241,7 +244,7 @@ struct cycle_step {
 
 /* Keeps this cycle's reading as the previous sample of the next. */
 static void step_keep_prev(struct cycle_step *x) {
-        prev_take(&x->cur, &x->own, &x->s->prev);
+        prev_take(&x->rd->cur, &x->rd->own, &x->s->prev);
         x->s->has_prev = true;
 }
 
@@ -260,17 +263,19 @@ static int step_load(struct cycle_step *x) {
         return x->s ? 0 : -ENOMEM;
 }
 
-/* Reads cg and its own refault count. Returns 1 when read; 0 when there is nothing to decide on
- * (it vanished, or a read failed, which is said once); or -ENOMEM. */
-static int step_read(struct cycle_step *x) {
+int control_cgroup_read(struct cgroup *cg, const struct cycle_input *in,
+                        struct control_reading *ret) {
+        struct control_state *s = control_state_get(cg);
+        if (!s)
+                return -ENOMEM;
         struct cgroup_read_error err;
-        int r = cgroup_read(x->cg, x->in->now_usec, &x->cur, &err);
+        int r = cgroup_read(cg, in->now_usec, &ret->cur, &err);
         if (r == -ENOENT)
                 return 0;
-        note_read_error(x->cg, r, &err);
+        note_read_error(cg, r, &err);
         if (r < 0)
                 return r == -ENOMEM ? r : 0;
-        refault_trust_read(x->in, x->cg, &x->s->refault, &x->own);
+        refault_trust_read(in, cg, &s->refault, &ret->own);
         return 1;
 }
 
@@ -333,15 +338,15 @@ static int step_decide(struct cycle_step *x) {
         ssize_t n = control_collect_lruvecs(in->lrugen, cg, in->scratch ?: &local, &lruvecs);
         if (n < 0)
                 return (int) n;
-        check_refaults(in, cg, x->s, &x->cur, &x->own);
+        check_refaults(in, cg, x->s, &x->rd->cur, &x->rd->own);
         step_facts(x);
         int r = control_decide_for_cycle(&(struct control_decide_input) {
                 .in = in,
                 .policy = &x->p,
                 .state = &x->ps,
                 .prev = x->s->has_prev ? &x->s->prev : NULL,
-                .cur = &x->cur,
-                .own = &x->own,
+                .cur = &x->rd->cur,
+                .own = &x->rd->own,
                 .refault_undercount = x->s->refault.undercount,
                 .lruvecs = lruvecs,
                 .n_lruvecs = (size_t) n,
@@ -354,7 +359,7 @@ static int step_decide(struct cycle_step *x) {
         }
         x->s = control_policy_store(cg, &x->ps);
         /* Before the scratch goes: the lruvecs may be in it. */
-        r = x->s ? idle_update(cg, in, &x->cur, lruvecs, (size_t) n, &x->p, &x->ps,
+        r = x->s ? idle_update(cg, in, &x->rd->cur, lruvecs, (size_t) n, &x->p, &x->ps,
                                x->d.cold_age_usec) : -ENOMEM;
         control_scratch_done(&local);
         if (r < 0)
@@ -391,7 +396,7 @@ static int step_act(struct cycle_step *x) {
 
         if (mode == ACT_AGE_ONLY) {
                 /* Advice that ages (Mode=advise): the ageing job, and the advice reported. */
-                r = control_job_submit(x->in, x->act, x->cg, s, &x->cur, d, mode);
+                r = control_job_submit(x->in, x->act, x->cg, s, &x->rd->cur, d, mode);
                 if (r < 0)
                         return r;
         }
@@ -399,34 +404,59 @@ static int step_act(struct cycle_step *x) {
                 /* In active mode a decision without writes is reported too (the journal sink
                  * logs it at debug), so --log-level=debug shows why nothing was reclaimed. */
                 control_report_advice(x->in->report, x->cg, &s->last);
-        else if ((r = control_job_submit(x->in, x->act, x->cg, s, &x->cur, d, mode)) < 0)
+        else if ((r = control_job_submit(x->in, x->act, x->cg, s, &x->rd->cur, d, mode)) < 0)
                 return r; /* it logs the decision at debug level */
         step_keep_prev(x);
         return 0;
 }
 
-int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct actuator *act) {
-        /* Not zeroed as a whole: the policy state and the decision are 13 KiB, and clearing them
-         * for every cgroup every cycle was a fifth of the cycle's instructions at 10,000
-         * cgroups. Each step writes what it leaves before the next reads it: step_load() the
-         * policy state's used bytes (all the policy reads), cgroup_read() the reading,
-         * refault_trust_read() the own count, step_facts() the facts and the policy, and
-         * policy_decide() the decision (decision_clear()). */
+/* The cycle past the reading: skip, decide, act. Returns 0 or -ENOMEM. */
+static int step_run(struct cycle_step *x) {
+        int r;
+
+        if (step_skips(x))
+                return 0;
+        if ((r = step_decide(x)) <= 0)
+                return r;
+        return step_act(x);
+}
+
+/* Not zeroed as a whole: the policy state and the decision are 13 KiB, and clearing them for
+ * every cgroup every cycle was a fifth of the cycle's instructions at 10,000 cgroups. Each step
+ * writes what it leaves before the next reads it: step_load() the policy state's used bytes
+ * (all the policy reads), the reading is given, step_facts() the facts and the policy, and
+ * policy_decide() the decision (decision_clear()). */
+static void step_init(struct cycle_step *x, struct cgroup *cg, const struct cycle_input *in,
+                      const struct control_reading *rd, struct actuator *act) {
+        x->cg = cg;
+        x->in = in;
+        x->act = act;
+        x->s = NULL;
+        x->rd = rd;
+}
+
+int control_cgroup_step(struct cgroup *cg, const struct cycle_input *in,
+                        const struct control_reading *rd, struct actuator *act) {
         struct cycle_step x;
         int r;
 
-        x.cg = cg;
-        x.in = in;
-        x.act = act;
-        x.s = NULL;
+        step_init(&x, cg, in, rd, act);
+        r = step_load(&x);
+        return r < 0 ? r : step_run(&x);
+}
 
+int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct actuator *act) {
+        struct cycle_step x;
+        struct control_reading rd;
+        int r;
+
+        step_init(&x, cg, in, NULL, act);
+        /* The state first: a cgroup's first cycle starts its policy state even when the read
+         * fails. */
         if ((r = step_load(&x)) < 0)
                 return r;
-        if ((r = step_read(&x)) <= 0)
+        if ((r = control_cgroup_read(cg, in, &rd)) <= 0)
                 return r;
-        if (step_skips(&x))
-                return 0;
-        if ((r = step_decide(&x)) <= 0)
-                return r;
-        return step_act(&x);
+        x.rd = &rd;
+        return step_run(&x);
 }

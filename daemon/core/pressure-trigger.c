@@ -58,8 +58,10 @@ static int on_event(sd_event_source *s, int fd, uint32_t revents, void *userdata
 }
 
 int pressure_trigger_arm(struct pressure_trigger **slot, sd_event *e, int dirfd,
-                         const char *name, bool full, uint64_t stall_usec,
+                         const char *name, const struct pressure_threshold *threshold,
                          uint64_t *window_usec, pressure_trigger_fn fn, void *userdata) {
+        const bool full = threshold->full;
+        const uint64_t stall_usec = threshold->stall_usec;
         struct pressure_trigger *old = *slot;
         if (old && old->full == full && old->stall_usec == stall_usec &&
             old->window_usec == *window_usec) {

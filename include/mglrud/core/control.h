@@ -14,6 +14,7 @@
 #include "mglrud/core/control-idle.h"
 #include "mglrud/core/counters.h"
 #include "mglrud/core/policy-pool.h"
+#include "mglrud/core/refault-trust.h"
 #include "mglrud/kernel/lrugen.h"
 
 /* A read-only copy of one managed cgroup's controller state, for the bus, dumps and metrics.
@@ -80,8 +81,29 @@ struct control_scratch {
 /* Frees the scratch's memory. */
 void control_scratch_done(struct control_scratch *x);
 
-/* Runs sample -> decide -> act -> report for cg with this cycle's input, handing writes to act.
- * Returns 0 (also when cg vanished: cg->vanished is set), or -ENOMEM. */
+/* What one cgroup's cycle decides on: its memory files at in->now_usec (memory.stat, PSI, the
+ * limits) and the daemon's own refault count of it. The lru_gen record is the cycle's
+ * (cycle_input.lrugen), for every cgroup. control_cgroup_read() builds it from the files; a test
+ * builds it by hand. */
+struct control_reading {
+        struct cgroup_reading cur;
+        struct own_refaults own;        /* refault-trust.h: invalid unless RefaultCheck= reads it */
+};
+
+/* Reads cg's files and its own refault count (in->own_refaults, when in->refault_check) into
+ * *ret. A failed read is said once per kind. Returns 1 with *ret read; 0 when there is nothing
+ * to decide on (cg vanished: cg->vanished is set, or a read failed); or -ENOMEM. */
+int control_cgroup_read(struct cgroup *cg, const struct cycle_input *in,
+                        struct control_reading *ret);
+
+/* Runs decide -> act -> report for cg on the reading rd with this cycle's input, handing writes
+ * to act (the cycle without its reads of cg's files). Returns 0 or -ENOMEM. */
+int control_cgroup_step(struct cgroup *cg, const struct cycle_input *in,
+                        const struct control_reading *rd, struct actuator *act);
+
+/* Runs sample -> decide -> act -> report for cg with this cycle's input, handing writes to act:
+ * control_cgroup_read(), then control_cgroup_step() on what it read. Returns 0 (also when cg
+ * vanished: cg->vanished is set), or -ENOMEM. */
 int control_cgroup_cycle(struct cgroup *cg, const struct cycle_input *in, struct actuator *act);
 
 /* Returns the bytes mglrud reclaimed from cg so far (measured, not requested). */

@@ -21,15 +21,22 @@ struct pressure_trigger;
 typedef void (*pressure_trigger_fn)(struct pressure_trigger *t, uint64_t now_usec,
                                     void *userdata);
 
+/* A trigger's threshold: tasks stalling stall_usec within a window ("full": all of them at
+ * once, else some). */
+struct pressure_threshold {
+        bool full;
+        uint64_t stall_usec;
+};
+
 /* Arms a trigger on the pressure file name under dirfd ("memory.pressure", or an absolute path
- * with AT_FDCWD): tasks stalling stall_usec ("full": all of them at once) within *window_usec.
+ * with AT_FDCWD): tasks stalling as *threshold says within *window_usec.
  * When the kernel refuses *window_usec with EINVAL and a privileged window was asked for,
  * retries with PRESSURE_TRIGGER_UNPRIVILEGED_WINDOW_USEC and sets *window_usec to it. A trigger
  * already in *slot with the same threshold is kept, one with another is replaced. Returns 0
  * with the trigger in *slot, or a negative errno (*slot untouched): -EOPNOTSUPP when the kernel
  * has no PSI or no triggers, -ENOENT/-ENODEV when the group is gone. */
 int pressure_trigger_arm(struct pressure_trigger **slot, sd_event *e, int dirfd,
-                         const char *name, bool full, uint64_t stall_usec,
+                         const char *name, const struct pressure_threshold *threshold,
                          uint64_t *window_usec, pressure_trigger_fn fn, void *userdata);
 
 /* Removes the trigger in *slot (closing its fd de-registers it) and sets *slot to NULL. Safe in

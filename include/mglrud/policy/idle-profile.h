@@ -130,17 +130,26 @@ struct idle_risk {
  * Returns 0 or -EINVAL. */
 int idle_risk_init(struct idle_risk *r, const uint64_t *ladder, size_t n);
 
-/* Accounts the interval between two readings of the same lruvecs (matched by memcg and node):
- * what was kept of the first (prev, idle_gens_take() at prev_usec) and the lruvecs of the
- * second. For each generation eviction could take at the first (not the two youngest), its idle
- * time then, its bytes, and how many of them (or of those merged into the oldest generation
- * since) are gone at the second. An interval in which reclaim took pages from the cgroup
+/* The interval between two readings of the same lruvecs (matched by memcg and node): what was
+ * kept of the first (idle_gens_take() at prev_usec) and the lruvecs of the second. */
+struct idle_interval {
+        const struct idle_gens *prev;
+        size_t n_prev;
+        uint64_t prev_usec;
+        const struct lrugen_lruvec *cur;
+        size_t n_cur;
+        uint64_t cur_usec;
+        uint64_t reclaimed_pages;       /* pages reclaim took from the cgroup meanwhile */
+};
+
+/* Accounts the interval iv (page_size: the size of the pages the lruvecs count). For each
+ * generation eviction could take at the first reading (not the two youngest), its idle time
+ * then, its bytes, and how many of them (or of those merged into the oldest generation since)
+ * are gone at the second. An interval in which reclaim took pages from the cgroup
  * (reclaimed_pages > 0: eviction takes the oldest pages too), longer than
  * POLICY_MAX_SAMPLE_GAP_USEC or not forward in time is skipped; so is a lruvec whose sequence
  * numbers went back (recreated). Returns true when the interval was used. */
-bool idle_risk_account(struct idle_risk *r, const struct idle_gens *prev, size_t n_prev,
-                       uint64_t prev_usec, const struct lrugen_lruvec *cur, size_t n_cur,
-                       uint64_t cur_usec, uint64_t page_size, uint64_t reclaimed_pages);
+bool idle_risk_account(struct idle_risk *r, const struct idle_interval *iv, uint64_t page_size);
 
 #define IDLE_RISK_ALL _LRUGEN_NR_TYPES /* a type for idle_risk_share_per_min(): anon and file */
 

@@ -395,17 +395,24 @@ const char *decision_reason_to_string(enum decision_reason r);
 #define POLICY_PREV_MEMSTAT_KEYS 10
 extern const enum memstat_key policy_prev_memstat_keys[POLICY_PREV_MEMSTAT_KEYS];
 
-/* Decides one cycle for one cgroup. prev and host_prev may be NULL (first cycle); host_cur and
- * host_limits may be NULL (no host guard). Of prev's memory.stat, only the keys in
- * policy_prev_memstat_keys are read. Rates (PSI
- * shares, refaults, measured anon share) come from prev→cur deltas, i.e. they include the effect
- * of the previous decision. Writes the new state to *ret_state (which may be state itself) and the
- * decision to *ret_decision.
+/* What one cycle's decision for one cgroup is made from: the cgroup's settings, what the kernel
+ * offers, and the cycle's readings of the cgroup and of the host. */
+struct policy_input {
+        const struct policy *policy;            /* the cgroup's effective policy */
+        const struct kernel_caps *caps;
+        const struct cgroup_sample *prev;       /* the previous sample, NULL: first cycle */
+        const struct cgroup_sample *cur;
+        const struct host_sample *host_prev;    /* NULL: first cycle */
+        const struct host_sample *host_cur;     /* NULL: no host guard */
+        const struct host_limits *host_limits;  /* NULL: no host guard */
+};
+
+/* Decides one cycle for one cgroup from in. Of in->prev's memory.stat, only the keys in
+ * policy_prev_memstat_keys are read. Rates (PSI shares, refaults, measured anon share) come
+ * from prev→cur deltas, i.e. they include the effect of the previous decision. Writes the new
+ * state to *ret_state (which may be state itself) and the decision to *ret_decision.
  * Returns 0, or -EINVAL on inconsistent input (NULL arguments, MinColdAge > MaxColdAge,
  * swappiness out of range, lruvecs with more than 4 or unordered generations), leaving the
  * outputs untouched. */
-int policy_decide(const struct policy *p, const struct kernel_caps *caps,
-                  const struct policy_state *state, const struct cgroup_sample *prev,
-                  const struct cgroup_sample *cur, const struct host_sample *host_prev,
-                  const struct host_sample *host_cur, const struct host_limits *host_limits,
+int policy_decide(const struct policy_input *in, const struct policy_state *state,
                   struct policy_state *ret_state, struct decision *ret_decision);

@@ -20,6 +20,8 @@
 #include "mglrud/core/actuator.h"
 #include "mglrud/core/cgroup.h"
 #include "mglrud/core/control.h"
+#include "mglrud/kernel/memcg.h"
+#include "mglrud/kernel/memstat.h"
 #include "files-fixture.h"
 #include "test-policy.h"
 
@@ -73,6 +75,20 @@ static inline void core_fixture_init(struct core_fixture *f, enum policy_mode mo
         test_give_policy(f->cg)->mode = mode;
         assert_int_equal(actuator_new(NULL, capture_job, NULL, &f->act), 0);
         captured = NULL; /* a job an earlier test left there is its own to free */
+}
+
+/* Returns the reading of a cgroup at now_usec whose memory.stat holds stat and memory.current
+ * current_bytes, with no memory.pressure, memory.min or swap files and no own refault count:
+ * what control_cgroup_read() reads from such files (the cycle input's defaults), built without
+ * them for control_cgroup_step(). */
+static inline struct control_reading core_reading(uint64_t now_usec, const char *stat,
+                                                  uint64_t current_bytes) {
+        struct control_reading rd = {
+                .cur = { .now_usec = now_usec,
+                         .limits = { .current = current_bytes, .swap_max = MEMCG_VALUE_MAX } },
+        };
+        assert_int_equal(memstat_parse(stat, strlen(stat), &rd.cur.stat, NULL), 0);
+        return rd;
 }
 
 /* Runs the cgroup's first two cycles, 2 s apart, advancing f->in: the first only samples, the

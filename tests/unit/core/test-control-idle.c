@@ -3,8 +3,9 @@
  * LRU lists without lru_gen; with it, the generations of its lruvecs, from which the profile
  * shown later is the one the cycle's lruvecs give; the re-access measured against them at the
  * next reading, skipped when reclaim ran in between or the previous reading had no histogram;
- * the state resized when the cgroup's lruvecs change; and, through control_cgroup_cycle(), kept
- * intact at the end of the controller state while the policy state in front of it grows. */
+ * the state resized when the cgroup's lruvecs change; and, through control's cycle step on built
+ * readings, kept intact at the end of the controller state while the policy state in front of
+ * it grows. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -198,18 +199,22 @@ static void test_lruvecs_change(void **unused) {
         free(f.state);
 }
 
-/* A cgroup with a histogram, cycled by control_cgroup_cycle() in dry-run advice. */
+/* The cgroup's memory.stat in the cycles of a cycle fixture. */
+#define CYCLE_STAT                                                                              \
+        "anon 536870912\nfile 536870912\ninactive_anon 400000000\n"                             \
+        "active_anon 136870912\ninactive_file 1000\nactive_file 2000\npgsteal 7\n"
+
+/* A cgroup with a histogram, cycled in dry-run advice: by control_cgroup_step() on a reading
+ * built from CYCLE_STAT, or by control_cgroup_cycle() reading its files (from_files). */
 struct cycle_fixture {
         struct core_fixture c;
         struct lrugen l;
+        bool from_files;
 };
 
 static void cycle_fixture_init(struct cycle_fixture *f) {
         *f = (struct cycle_fixture) {};
-        core_fixture_init(&f->c, POLICY_MODE_ADVISE,
-                          "anon 536870912\nfile 536870912\ninactive_anon 400000000\n"
-                          "active_anon 136870912\ninactive_file 1000\nactive_file 2000\n"
-                          "pgsteal 7\n");
+        core_fixture_init(&f->c, POLICY_MODE_ADVISE, CYCLE_STAT);
         char text[512];
         snprintf(text, sizeof text,
                  "memcg %llu /cg\n node 0\n 3 30708 24716 0\n 4 18016 4524 0\n"
@@ -226,7 +231,13 @@ static void cycle_fixture_init(struct cycle_fixture *f) {
 /* Runs cycle i (at 1 + 2 i seconds). */
 static void cycle_fixture_run(struct cycle_fixture *f, int i) {
         f->c.in.now_usec = (uint64_t) (1 + 2 * i) * SEC;
-        assert_int_equal(control_cgroup_cycle(f->c.cg, &f->c.in, f->c.act), 0);
+        if (f->from_files) {
+                assert_int_equal(control_cgroup_cycle(f->c.cg, &f->c.in, f->c.act), 0);
+                return;
+        }
+        const struct control_reading rd = core_reading(f->c.in.now_usec, CYCLE_STAT,
+                                                       UINT64_C(1) << 30);
+        assert_int_equal(control_cgroup_step(f->c.cg, &f->c.in, &rd, f->c.act), 0);
 }
 
 /* Checks that the cgroup shows the histogram's profile as of cycle last, with the re-access
@@ -334,6 +345,7 @@ static void test_advise_keeps_it_unasked(void **unused) {
 static void test_over_limit_counted(void **unused) {
         struct cycle_fixture f;
         cycle_fixture_init(&f);
+        f.from_files = true; /* memory.high is read for HighHeadroom= */
         write_at(f.c.dirfd, "memory.high", "104857600\n");
         struct stat st;
         assert_int_equal(fstat(f.c.dirfd, &st), 0);

@@ -35,12 +35,15 @@ static void test_host_trigger(void **state) {
         struct pressure_trigger *t = NULL;
         struct fired_ctx c = {};
         uint64_t window = PRESSURE_TRIGGER_WINDOW_USEC;
+        const struct pressure_threshold some_10ms = { .stall_usec = 10000 },
+                                        some_20ms = { .stall_usec = 20000 },
+                                        full_20ms = { .full = true, .stall_usec = 20000 };
 
         if (access("/proc/pressure/memory", R_OK) < 0)
                 skip(); /* no PSI on this kernel (psi=0, or too old) */
         assert_int_equal(sd_event_new(&e), 0);
-        assert_int_equal(pressure_trigger_arm(&t, e, AT_FDCWD, "/proc/pressure/memory", false,
-                                              10000, &window, on_fired, &c), 0);
+        assert_int_equal(pressure_trigger_arm(&t, e, AT_FDCWD, "/proc/pressure/memory", &some_10ms,
+                                              &window, on_fired, &c), 0);
         assert_non_null(t);
         /* 1 s with CAP_SYS_RESOURCE, else the kernel's 2 s */
         assert_true(window == PRESSURE_TRIGGER_WINDOW_USEC ||
@@ -49,11 +52,11 @@ static void test_host_trigger(void **state) {
 
         /* The same threshold again keeps the trigger; another one replaces it. */
         struct pressure_trigger *first = t;
-        assert_int_equal(pressure_trigger_arm(&t, e, AT_FDCWD, "/proc/pressure/memory", false,
-                                              10000, &window, on_fired, &c), 0);
+        assert_int_equal(pressure_trigger_arm(&t, e, AT_FDCWD, "/proc/pressure/memory", &some_10ms,
+                                              &window, on_fired, &c), 0);
         assert_ptr_equal(t, first);
-        assert_int_equal(pressure_trigger_arm(&t, e, AT_FDCWD, "/proc/pressure/memory", false,
-                                              20000, &window, on_fired, &c), 0);
+        assert_int_equal(pressure_trigger_arm(&t, e, AT_FDCWD, "/proc/pressure/memory", &some_20ms,
+                                              &window, on_fired, &c), 0);
         assert_int_equal(pressure_trigger_stall_usec(t), 20000);
 
         /* EPOLLPRI fires; EPOLLERR (the group went away) disarms without firing. */
@@ -66,16 +69,16 @@ static void test_host_trigger(void **state) {
         assert_null(t);
 
         /* A callback may disarm its own trigger. */
-        assert_int_equal(pressure_trigger_arm(&t, e, AT_FDCWD, "/proc/pressure/memory", true,
-                                              20000, &window, on_fired, &c), 0);
+        assert_int_equal(pressure_trigger_arm(&t, e, AT_FDCWD, "/proc/pressure/memory", &full_20ms,
+                                              &window, on_fired, &c), 0);
         c.disarm = &t;
         assert_int_equal(pressure_trigger_dispatch(&t, EPOLLPRI, 125), 0);
         assert_int_equal(c.n, 2);
         assert_null(t);
 
         /* Gone groups and thresholds the kernel cannot take leave the slot as it was. */
-        assert_int_equal(pressure_trigger_arm(&t, e, AT_FDCWD, "/proc/pressure/none", false,
-                                              10000, &window, on_fired, &c), -ENOENT);
+        assert_int_equal(pressure_trigger_arm(&t, e, AT_FDCWD, "/proc/pressure/none", &some_10ms,
+                                              &window, on_fired, &c), -ENOENT);
         assert_null(t);
         pressure_trigger_disarm(&t);
         sd_event_unref(e);

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Refault counts you can trust, the daemon's half (core/refault-trust.c through
- * control_cgroup_cycle()): a managed cgroup made of plain files, its own refault count handed
- * in through cycle_input.own_refaults as the BPF map would. When the own count is far above
- * workingset_refault_file the cgroup is named once in the log with both numbers, its snapshot
- * (dump, metrics, bus) says so, and the controllers get the larger count: T rises. With
- * RefaultCheck=no the same cycles leave T alone. The own count covers the descendants the
- * cgroup's work covers; a failing read is said once and only turns the own count off. */
+/* Refault counts you can trust, the daemon's half (core/refault-trust.c through control's
+ * cycle): a managed cgroup whose cycles decide on readings built by hand (control_cgroup_step()),
+ * the kernel's count in memory.stat and the daemon's own count beside it. When the own count is
+ * far above workingset_refault_file the cgroup is named once in the log with both numbers, its
+ * snapshot (dump, metrics, bus) says so, and the controllers get the larger count: T rises.
+ * With RefaultCheck=no the same cycles leave T alone. The reader (control_cgroup_read(), on
+ * plain files, its own count handed in through cycle_input.own_refaults as the BPF map would)
+ * reads what a built reading holds, reads no own count with RefaultCheck=no, sums it over the
+ * descendants the cgroup's work covers, and says a failing read once, which only turns the own
+ * count off. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -29,14 +32,21 @@
 
 static char dir[] = "/tmp/mglrud-test-refault-trust.XXXXXX";
 
-static void write_stat(uint64_t refault_file, uint64_t nodereclaim, uint64_t pgsteal) {
+#define CURRENT_BYTES UINT64_C(67108864) /* 64 MiB: 16384 pages */
+
+/* The cgroup's memory.stat after the kernel counted refault_file refaults. */
+static void stat_text(char *text, size_t size, uint64_t refault_file) {
+        snprintf(text, size,
+                 "anon 0\nfile 67108864\nworkingset_refault_anon 0\n"
+                 "workingset_refault_file %llu\nworkingset_nodereclaim 0\npgsteal 0\n",
+                 (unsigned long long) refault_file);
+}
+
+/* Writes it as the fixture's memory.stat (for the reader). */
+static void write_stat(uint64_t refault_file) {
         char p[PATH_MAX], text[256];
         snprintf(p, sizeof p, "%s/cg/memory.stat", dir);
-        snprintf(text, sizeof text,
-                 "anon 0\nfile 67108864\nworkingset_refault_anon 0\n"
-                 "workingset_refault_file %llu\nworkingset_nodereclaim %llu\npgsteal %llu\n",
-                 (unsigned long long) refault_file, (unsigned long long) nodereclaim,
-                 (unsigned long long) pgsteal);
+        stat_text(text, sizeof text, refault_file);
         FILE *f = fopen(p, "we");
         assert_non_null(f);
         fputs(text, f);
@@ -51,9 +61,9 @@ static int setup(void **state) {
         snprintf(p, sizeof p, "%s/cg/memory.current", dir);
         FILE *f = fopen(p, "we");
         assert_non_null(f);
-        fputs("67108864\n", f); /* 64 MiB: 16384 pages */
+        fprintf(f, "%llu\n", (unsigned long long) CURRENT_BYTES);
         fclose(f);
-        write_stat(0, 0, 0);
+        write_stat(0);
         return 0;
 }
 
@@ -134,19 +144,44 @@ static void run_start(struct run *r, bool refault_check) {
         };
         assert_int_equal(actuator_new(NULL, NULL, NULL, &r->act), 0);
         log_set_capture(capture, &r->log);
-        write_stat(0, 0, 0);
+        write_stat(0);
 }
 
-/* One cycle 2 s after the previous one, after the kernel counted kernel_file and the daemon
- * own file refaults. Returns the snapshot. */
-static struct control_snapshot run_cycle(struct run *r, uint64_t kernel_file, uint64_t own) {
-        static uint64_t refault_file;
+/* The kernel's count of the cycles so far (run_count()). */
+static uint64_t refault_file;
+
+/* Counts the refaults of the next cycle, 2 s after the previous one: kernel_file by the kernel,
+ * own by the daemon. */
+static void run_count(struct run *r, uint64_t kernel_file, uint64_t own) {
         if (r->in.now_usec == 1000 * SEC)
                 refault_file = 0;
         refault_file += kernel_file;
         r->own.pages[0] += own;
-        write_stat(refault_file, 0, 0);
         r->in.now_usec += 2 * SEC;
+}
+
+/* One cycle 2 s after the previous one, after the kernel counted kernel_file and the daemon
+ * own file refaults, on a reading built as control_cgroup_read() would read it (the own count
+ * read with RefaultCheck= only). Returns the snapshot. */
+static struct control_snapshot run_cycle(struct run *r, uint64_t kernel_file, uint64_t own) {
+        char text[256];
+        run_count(r, kernel_file, own);
+        stat_text(text, sizeof text, refault_file);
+        struct control_reading rd = core_reading(r->in.now_usec, text, CURRENT_BYTES);
+        if (r->in.refault_check)
+                rd.own = (struct own_refaults) { .pages = r->own.pages[0], .valid = true };
+        assert_int_equal(control_cgroup_step(r->cg, &r->in, &rd, r->act), 0);
+        struct control_snapshot snap;
+        assert_int_equal(control_cgroup_snapshot(r->cg, &snap), 0);
+        return snap;
+}
+
+/* The same cycle read from the files: memory.stat written, the own count read through
+ * cycle_input.own_refaults. */
+static struct control_snapshot run_cycle_files(struct run *r, uint64_t kernel_file,
+                                               uint64_t own) {
+        run_count(r, kernel_file, own);
+        write_stat(refault_file);
         assert_int_equal(control_cgroup_cycle(r->cg, &r->in, r->act), 0);
         struct control_snapshot snap;
         assert_int_equal(control_cgroup_snapshot(r->cg, &snap), 0);
@@ -203,7 +238,6 @@ static void test_check_off(void **state) {
         struct control_snapshot s;
         for (int i = 0; i < 4; i++)
                 s = run_cycle(&r, 10, 4096);
-        assert_int_equal(r.own.reads, 0);
         assert_int_equal(r.log.undercount_lines, 0);
         assert_false(s.refault_undercount);
         assert_null(s.refault_undercount_sign);
@@ -237,9 +271,9 @@ static void test_covered_descendants(void **state) {
         r.cg->n_covered = 1;
         r.own.ids[1] = child;
         r.own.n = 2;
-        run_cycle(&r, 0, 0);
+        run_cycle_files(&r, 0, 0);
         r.own.pages[1] += 3000;
-        struct control_snapshot s = run_cycle(&r, 0, 1000);
+        struct control_snapshot s = run_cycle_files(&r, 0, 1000);
         assert_int_equal(s.own_refault_pages, 4000);
         assert_true(s.refault_undercount);
         r.cg->covered_ids = NULL;
@@ -252,15 +286,41 @@ static void test_read_error(void **state) {
         struct run r;
         run_start(&r, true);
         r.own.error = -EPERM;
-        run_cycle(&r, 0, 0);
+        run_cycle_files(&r, 0, 0);
         struct control_snapshot s;
         for (int i = 0; i < 3; i++)
-                s = run_cycle(&r, 10, 4096);
+                s = run_cycle_files(&r, 10, 4096);
         assert_int_equal(r.log.read_lines, 1);
         assert_int_equal(r.log.undercount_lines, 0);
         assert_false(s.refault_undercount);
         assert_int_equal(s.cold_age_usec, T0);
         run_stop(&r);
+}
+
+/* The reader reads what run_cycle() builds: the same memory.stat, limits and own count; with
+ * RefaultCheck=no it reads no own count. */
+static void test_reader_reads_the_built_reading(void **state) {
+        struct run r;
+        char text[256];
+        for (int check = 0; check < 2; check++) {
+                run_start(&r, check);
+                run_count(&r, 10, 4096);
+                write_stat(refault_file);
+                struct control_reading rd;
+                assert_int_equal(control_cgroup_read(r.cg, &r.in, &rd), 1);
+                stat_text(text, sizeof text, refault_file);
+                struct control_reading built = core_reading(r.in.now_usec, text, CURRENT_BYTES);
+                assert_int_equal(rd.cur.now_usec, built.cur.now_usec);
+                assert_int_equal(rd.cur.stat.present, built.cur.stat.present);
+                assert_memory_equal(rd.cur.stat.value, built.cur.stat.value,
+                                    sizeof rd.cur.stat.value);
+                assert_memory_equal(&rd.cur.limits, &built.cur.limits, sizeof rd.cur.limits);
+                assert_int_equal(rd.cur.has_psi, built.cur.has_psi);
+                assert_int_equal(rd.own.valid, check);
+                assert_int_equal(rd.own.pages, check ? 4096 : 0);
+                assert_int_equal(r.own.reads, check);
+                run_stop(&r);
+        }
 }
 
 int main(void) {
@@ -270,6 +330,7 @@ int main(void) {
                 cmocka_unit_test(test_kernel_agrees),
                 cmocka_unit_test(test_covered_descendants),
                 cmocka_unit_test(test_read_error),
+                cmocka_unit_test(test_reader_reads_the_built_reading),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

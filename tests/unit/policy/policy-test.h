@@ -180,8 +180,11 @@ static inline struct decision run(const struct policy *p, const struct kernel_ca
         struct host_limits hl = host_limits_default();
         struct decision d;
 
-        assert_int_equal(policy_decide(p, caps, s, prev, cur, prev ? &hp : NULL, &hc, &hl, s, &d),
-                         0);
+        const struct policy_input in = { .policy = p, .caps = caps, .prev = prev, .cur = cur,
+                                         .host_prev = prev ? &hp : NULL, .host_cur = &hc,
+                                         .host_limits = &hl };
+
+        assert_int_equal(policy_decide(&in, s, s, &d), 0);
         return d;
 }
 

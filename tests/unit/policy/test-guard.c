@@ -243,37 +243,37 @@ static void test_host_guard(void **unused) {
         setup(&f);
         hp = host_make(f.prev.now_usec);
         hc = host_make(f.cur.now_usec);
+        struct policy_input in = { .policy = &f.p, .caps = &f.caps, .prev = &f.prev,
+                                   .cur = &f.cur, .host_prev = &hp, .host_cur = &hc,
+                                   .host_limits = &hl };
 
         hc.meminfo.mem_available = 100 * MiB;
-        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, &f.prev, &f.cur, &hp, &hc, &hl, &f.s,
-                                       &d), 0);
+        assert_int_equal(policy_decide(&in, &f.s, &f.s, &d), 0);
         assert_int_equal(d.reason, DECISION_NONE_HOST_PRESSURE);
         assert_int_equal(d.n_cmds, 0);
 
         /* MemAvailable needs no previous host sample */
-        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, &f.prev, &f.cur, NULL, &hc, &hl,
-                                       &f.s, &d), 0);
+        in.host_prev = NULL;
+        assert_int_equal(policy_decide(&in, &f.s, &f.s, &d), 0);
+        in.host_prev = &hp;
         assert_int_equal(d.reason, DECISION_NONE_HOST_PRESSURE);
 
         /* host PSI full 10% over the cycle > 5% */
         hc = host_make(f.cur.now_usec);
         hc.psi.full.total_us = hp.psi.full.total_us + 1 * SEC;
-        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, &f.prev, &f.cur, &hp, &hc, &hl, &f.s,
-                                       &d), 0);
+        assert_int_equal(policy_decide(&in, &f.s, &f.s, &d), 0);
         assert_int_equal(d.reason, DECISION_NONE_HOST_PRESSURE);
 
         /* 1%: fine */
         hc.psi.full.total_us = hp.psi.full.total_us + SEC / 10;
-        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, &f.prev, &f.cur, &hp, &hc, &hl, &f.s,
-                                       &d), 0);
+        assert_int_equal(policy_decide(&in, &f.s, &f.s, &d), 0);
         assert_int_equal(d.reason, DECISION_EVICT_COLD);
 
         /* guard off */
         hc.meminfo.mem_available = 0;
         hc.psi.full.total_us = hp.psi.full.total_us + 5 * SEC;
         hl = (struct host_limits) {};
-        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, &f.prev, &f.cur, &hp, &hc, &hl, &f.s,
-                                       &d), 0);
+        assert_int_equal(policy_decide(&in, &f.s, &f.s, &d), 0);
         assert_int_equal(d.reason, DECISION_EVICT_COLD);
 }
 
@@ -537,37 +537,36 @@ static void test_einval(void **unused) {
 
         setup(&f);
         s2 = f.s;
-        assert_int_equal(policy_decide(NULL, &f.caps, &f.s, NULL, &f.cur, NULL, NULL, &hl, &s2, &d),
-                         -EINVAL);
-        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, NULL, NULL, NULL, NULL, &hl, &s2, &d),
-                         -EINVAL);
+        struct policy_input in = { .caps = &f.caps, .cur = &f.cur, .host_limits = &hl };
+        assert_int_equal(policy_decide(&in, &f.s, &s2, &d), -EINVAL); /* no policy */
+        assert_int_equal(policy_decide(NULL, &f.s, &s2, &d), -EINVAL);
+        in.policy = &f.p;
+        in.cur = NULL;
+        assert_int_equal(policy_decide(&in, &f.s, &s2, &d), -EINVAL);
+        in.cur = &f.cur;
         f.p.min_cold_age_usec = 2000 * SEC;
-        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, NULL, &f.cur, NULL, NULL, &hl, &s2,
-                                       &d), -EINVAL);
+        assert_int_equal(policy_decide(&in, &f.s, &s2, &d), -EINVAL);
         f.p = test_policy();
         f.p.swappiness = 202;
-        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, NULL, &f.cur, NULL, NULL, &hl, &s2,
-                                       &d), -EINVAL);
+        assert_int_equal(policy_decide(&in, &f.s, &s2, &d), -EINVAL);
         f.p = test_policy();
         bad = f.v;
         bad.gens[2].seq = bad.gens[1].seq;
         f.cur.lruvecs = &bad;
-        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, NULL, &f.cur, NULL, NULL, &hl, &s2,
-                                       &d), -EINVAL);
+        assert_int_equal(policy_decide(&in, &f.s, &s2, &d), -EINVAL);
         bad.nr_gens = 5;
-        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, NULL, &f.cur, NULL, NULL, &hl, &s2,
-                                       &d), -EINVAL);
+        assert_int_equal(policy_decide(&in, &f.s, &s2, &d), -EINVAL);
         f.cur.lruvecs = NULL;
-        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, NULL, &f.cur, NULL, NULL, &hl, &s2,
-                                       &d), -EINVAL);
+        assert_int_equal(policy_decide(&in, &f.s, &s2, &d), -EINVAL);
         /* outputs untouched */
         assert_int_equal(d.reason, 77);
         assert_memory_equal(&s2, &f.s, sizeof(s2));
 
         /* no host sample at all is fine */
         f.cur.lruvecs = &f.v;
-        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, &f.prev, &f.cur, NULL, NULL, NULL,
-                                       &s2, &d), 0);
+        in = (struct policy_input) { .policy = &f.p, .caps = &f.caps, .prev = &f.prev,
+                                     .cur = &f.cur };
+        assert_int_equal(policy_decide(&in, &f.s, &s2, &d), 0);
         assert_int_equal(d.reason, DECISION_EVICT_COLD);
 }
 

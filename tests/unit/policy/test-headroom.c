@@ -564,8 +564,9 @@ static void test_decision_invalid_headroom(void **unused) {
         struct decision d;
         decide_setup(&f);
         f.p.high_headroom = 0.9;
-        assert_int_equal(policy_decide(&f.p, &f.caps, &f.s, &f.prev, &f.cur, NULL, NULL, NULL,
-                                       &f.s, &d), -EINVAL);
+        const struct policy_input in = { .policy = &f.p, .caps = &f.caps, .prev = &f.prev,
+                                         .cur = &f.cur };
+        assert_int_equal(policy_decide(&in, &f.s, &f.s, &d), -EINVAL);
 }
 
 int main(void) {

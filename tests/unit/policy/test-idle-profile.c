@@ -30,6 +30,16 @@ static struct idle_gens kept(const struct lrugen_lruvec *v, uint64_t now) {
         return g;
 }
 
+/* Accounts the interval from one lruvec's kept generations prev at prev_usec to the lruvec cur
+ * at cur_usec, reclaimed pages taken meanwhile. Returns whether it was used. */
+static bool account(struct idle_risk *r, const struct idle_gens *prev, uint64_t prev_usec,
+                    const struct lrugen_lruvec *cur, uint64_t cur_usec, uint64_t reclaimed) {
+        const struct idle_interval iv = { .prev = prev, .n_prev = 1, .prev_usec = prev_usec,
+                                          .cur = cur, .n_cur = 1, .cur_usec = cur_usec,
+                                          .reclaimed_pages = reclaimed };
+        return idle_risk_account(r, &iv, TEST_PAGE_SIZE);
+}
+
 static void test_ladder_one_lruvec(void **unused) {
         struct lrugen_lruvec v;
         struct idle_profile p;
@@ -364,8 +374,7 @@ static void sim_run(struct idle_risk *r, unsigned warm_s) {
                 if (s % 15 == 0)
                         sim_age(&m, now);
                 sim_read(&m, now, &cur);
-                assert_true(idle_risk_account(r, &prev, 1, now - SEC, &cur, 1, now, TEST_PAGE_SIZE,
-                                              0));
+                assert_true(account(r, &prev, now - SEC, &cur, now, 0));
                 prev = kept(&cur, now);
         }
 }
@@ -417,14 +426,14 @@ static void test_risk_merge(void **unused) {
         lruvec_fill(&c, 1, 0, 11, 4, (uint32_t[]) { 61, 41, 6, 1 },
                     (uint64_t[]) { 1500, 10, 10, 0 }, (uint64_t[]) { 0, 0, 0, 0 });
         struct idle_gens g = kept(&p, 0);
-        assert_true(idle_risk_account(&r, &g, 1, 0, &c, 1, SEC, TEST_PAGE_SIZE, 0));
+        assert_true(account(&r, &g, 0, &c, SEC, 0));
         assert_true(idle_risk_share_per_min(&r, 0, LRUGEN_ANON) == 0.0);
         /* 200 pages of the group gone: from generation 11 (idle ≥ 40 s: the 10 s and 30 s
          * rungs), none from generation 10. */
         lruvec_fill(&c, 1, 0, 11, 4, (uint32_t[]) { 61, 41, 6, 1 },
                     (uint64_t[]) { 1300, 10, 10, 200 }, (uint64_t[]) { 0, 0, 0, 0 });
         assert_int_equal(idle_risk_init(&r, idle_ladder_default_usec, 3), 0);
-        assert_true(idle_risk_account(&r, &g, 1, 0, &c, 1, SEC, TEST_PAGE_SIZE, 0));
+        assert_true(account(&r, &g, 0, &c, SEC, 0));
         assert_near(r.promoted[0][LRUGEN_ANON], 200.0 * TEST_PAGE_SIZE, 1e-6);
         assert_near(r.promoted[1][LRUGEN_ANON], 200.0 * TEST_PAGE_SIZE, 1e-6);
         assert_near(r.promoted[2][LRUGEN_ANON], 0.0, 1e-6); /* ≥ 1 min: generation 10 only */
@@ -441,23 +450,22 @@ static void test_risk_skips(void **unused) {
         g = kept(&p, 0);
         c = p;
         /* Reclaim took pages meanwhile: eviction looks like re-access. */
-        assert_false(idle_risk_account(&r, &g, 1, 0, &c, 1, SEC, TEST_PAGE_SIZE, 1));
+        assert_false(account(&r, &g, 0, &c, SEC, 1));
         /* Time did not move forward, or too much of it. */
-        assert_false(idle_risk_account(&r, &g, 1, SEC, &c, 1, SEC, TEST_PAGE_SIZE, 0));
-        assert_false(idle_risk_account(&r, &g, 1, 0, &c, 1, POLICY_MAX_SAMPLE_GAP_USEC + 1,
-                                       TEST_PAGE_SIZE, 0));
+        assert_false(account(&r, &g, SEC, &c, SEC, 0));
+        assert_false(account(&r, &g, 0, &c, POLICY_MAX_SAMPLE_GAP_USEC + 1, 0));
         /* Recreated: the sequence numbers went back. */
         for (unsigned i = 0; i < 4; i++)
                 c.gens[i].seq -= 5;
-        assert_false(idle_risk_account(&r, &g, 1, 0, &c, 1, SEC, TEST_PAGE_SIZE, 0));
+        assert_false(account(&r, &g, 0, &c, SEC, 0));
         /* Gone from the second reading. */
         c = p;
         c.memcg_id = 2;
-        assert_false(idle_risk_account(&r, &g, 1, 0, &c, 1, SEC, TEST_PAGE_SIZE, 0));
+        assert_false(account(&r, &g, 0, &c, SEC, 0));
         assert_int_equal(r.skipped, 5);
         assert_int_equal(r.intervals, 0);
         c.memcg_id = 1;
-        assert_true(idle_risk_account(&r, &g, 1, 0, &c, 1, SEC, TEST_PAGE_SIZE, 0));
+        assert_true(account(&r, &g, 0, &c, SEC, 0));
         assert_int_equal(r.intervals, 1);
 }
 
