@@ -3,18 +3,21 @@
  * benchmark (issue 24; tests/vm/scenarios/bench-app-memcached.sh).
  *
  *   mc-zipf [--host 127.0.0.1] [--port 11211] [--keys N] [--value-size B] [--zipf S]
- *           [--duration S] [--report S] [--seed N] [--set-ratio R] [--no-fill]
+ *           [--duration S] [--report S] [--seed N] [--set-ratio R] [--depth D] [--no-fill]
  *
  * Fill phase: sets every key k0..k(N-1) (value B bytes, default 1000; N default 280,000, so the
  * server holds ~300 MiB) in a random order, pipelined 64 at a time, so that memcached's slab
  * allocator scatters the popular keys over its pages; prints "event=ready fill_s=... keys=N".
- * Timed phase: for --duration seconds (default 240) one request at a time on one connection: a
- * get of key k(rank) with rank drawn from Zipf(S) over N (default S 0.99; rank 0 is the most
- * popular), or with probability --set-ratio (default 0) a set of it. Every --report seconds
+ * Timed phase: for --duration seconds (default 240), on one connection, rounds of --depth
+ * requests (default 1, at most 256) written at once, their replies read before the next round
+ * (many clients' requests, as a busy server sees them): a get of key k(rank) with rank drawn from
+ * Zipf(S) over N (default S 0.99; rank 0 is the most popular), or with probability --set-ratio
+ * (default 0) a set of it. Every --report seconds
  * (default 5) and at the end it prints
  *   event=report t_s=T ops=N ops_per_s=R p50_us=L p99_us=L max_us=L misses=N
  *   event=final duration_s=T ops=N ops_per_s=R p50_us=L p99_us=L max_us=L misses=N
- * (latency: request sent to reply parsed, from a log histogram with 1/32 relative resolution).
+ * (latency: the round written to this request's reply parsed, from a log histogram with 1/32
+ * relative resolution).
  * Exit status: 0; 1 on a connection or protocol error; 2 on usage errors. */
 #include "mc-reply.h"
 #include "zipf.h"
@@ -34,6 +37,7 @@
 #include <unistd.h>
 
 #define FILL_BATCH 64
+#define MAX_DEPTH 256
 #define HIST_SUB 32 /* sub-buckets per power of two */
 #define HIST_BUCKETS (64 * HIST_SUB)
 
@@ -44,6 +48,7 @@ struct options {
 	size_t value_size;
 	double zipf_s;
 	double duration_s, report_s, set_ratio;
+	unsigned depth;
 	uint64_t seed;
 	bool fill;
 };
@@ -242,46 +247,57 @@ static int fill(struct conn *c, const struct options *o, const char *value, uint
 	return r;
 }
 
-/* One request of the timed phase: a get or a set of key; adds its latency to both
- * histograms. Returns 0 or a negative errno. */
-static int request(struct conn *c, bool set, uint64_t key, const char *value, size_t value_size,
-		   char *out, size_t cap, struct hist *window, struct hist *total)
+/* One round of the timed phase: o->depth requests (a get of a Zipf-drawn key, or a set with
+ * probability o->set_ratio) written at once, then their replies read in order; each one's
+ * latency (the write to its reply parsed) goes into both histograms. Returns 0 or a negative
+ * errno (-EIO for a reply that does not answer its request). */
+static int round_trip(struct conn *c, const struct options *o, const struct zipf *z,
+		      const char *value, char *out, size_t cap, uint64_t *rng, struct hist *window,
+		      struct hist *total)
 {
-	struct mc_reply rep;
+	bool set[MAX_DEPTH];
 	size_t pos = 0;
 	double t0;
-	uint64_t ns;
 	int r;
 
-	if (set)
-		put_set(out, cap, &pos, key, value, value_size);
-	else
-		pos = (size_t) snprintf(out, cap, "get k%" PRIu64 "\r\n", key);
+	for (unsigned i = 0; i < o->depth; i++) {
+		uint64_t key = zipf_rank(z, rng_unit(rng));
+
+		set[i] = o->set_ratio > 0 && rng_unit(rng) < o->set_ratio;
+		if (set[i])
+			put_set(out, cap, &pos, key, value, o->value_size);
+		else
+			pos += (size_t) snprintf(out + pos, cap - pos, "get k%" PRIu64 "\r\n", key);
+	}
 	t0 = now_s();
 	r = send_all(c->fd, out, pos);
-	if (r == 0)
+	for (unsigned i = 0; i < o->depth && r == 0; i++) {
+		struct mc_reply rep;
+		uint64_t ns;
+
 		r = read_reply(c, &rep);
-	if (r < 0)
-		return r;
-	if (rep.kind == MC_ERROR || (set && rep.kind != MC_STORED) ||
-	    (!set && rep.kind != MC_HIT && rep.kind != MC_MISS) ||
-	    (rep.kind == MC_HIT && rep.value_len != value_size))
-		return -EIO;
-	ns = (uint64_t) ((now_s() - t0) * 1e9);
-	hist_add(window, ns);
-	hist_add(total, ns);
-	if (rep.kind == MC_MISS) {
-		window->misses++;
-		total->misses++;
+		if (r < 0)
+			break;
+		if (rep.kind == MC_ERROR || (set[i] && rep.kind != MC_STORED) ||
+		    (!set[i] && rep.kind != MC_HIT && rep.kind != MC_MISS) ||
+		    (rep.kind == MC_HIT && rep.value_len != o->value_size))
+			return -EIO;
+		ns = (uint64_t) ((now_s() - t0) * 1e9);
+		hist_add(window, ns);
+		hist_add(total, ns);
+		if (rep.kind == MC_MISS) {
+			window->misses++;
+			total->misses++;
+		}
 	}
-	return 0;
+	return r;
 }
 
 /* Runs the timed phase; returns 0 or a negative errno. */
 static int timed(struct conn *c, const struct options *o, const char *value, uint64_t *rng)
 {
 	static struct hist window, total;
-	size_t cap = o->value_size + 64;
+	size_t cap = o->depth * (o->value_size + 64);
 	char *out = malloc(cap);
 	struct zipf z;
 	double start, next;
@@ -296,7 +312,6 @@ static int timed(struct conn *c, const struct options *o, const char *value, uin
 	next = start + o->report_s;
 	while (r == 0) {
 		double t = now_s();
-		bool set = o->set_ratio > 0 && rng_unit(rng) < o->set_ratio;
 
 		if (t >= next || t - start >= o->duration_s) {
 			print_stats("report", "t_s", t - start, t - (next - o->report_s), &window);
@@ -305,8 +320,7 @@ static int timed(struct conn *c, const struct options *o, const char *value, uin
 			if (t - start >= o->duration_s)
 				break;
 		}
-		r = request(c, set, zipf_rank(&z, rng_unit(rng)), value, o->value_size, out, cap,
-			    &window, &total);
+		r = round_trip(c, o, &z, value, out, cap, rng, &window, &total);
 	}
 	if (r == 0)
 		print_stats("final", "duration_s", now_s() - start, now_s() - start, &total);
@@ -319,7 +333,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: mc-zipf [--host IP] [--port N] [--keys N] [--value-size B] "
 			"[--zipf S] [--duration S] [--report S] [--seed N] [--set-ratio R] "
-			"[--no-fill]\n");
+			"[--depth D] [--no-fill]\n");
 	return 2;
 }
 
@@ -335,12 +349,13 @@ int main(int argc, char **argv)
 		{ "report", required_argument, NULL, 'r' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "set-ratio", required_argument, NULL, 'w' },
+		{ "depth", required_argument, NULL, 'D' },
 		{ "no-fill", no_argument, NULL, 'n' },
 		{ 0 }
 	};
 	struct options o = { .host = "127.0.0.1", .port = 11211, .keys = 280000, .value_size = 1000,
 			     .zipf_s = 0.99, .duration_s = 240, .report_s = 5, .seed = 24,
-			     .fill = true };
+			     .depth = 1, .fill = true };
 	static struct conn c;
 	uint64_t rng;
 	char *value;
@@ -358,11 +373,12 @@ int main(int argc, char **argv)
 		case 'r': o.report_s = strtod(optarg, NULL); break;
 		case 's': o.seed = strtoull(optarg, NULL, 10); break;
 		case 'w': o.set_ratio = strtod(optarg, NULL); break;
+		case 'D': o.depth = (unsigned) strtoul(optarg, NULL, 10); break;
 		case 'n': o.fill = false; break;
 		default: return usage();
 		}
 	}
-	if (optind != argc || o.keys == 0 || o.value_size == 0 || o.value_size > (1 << 19) ||
+	if (optind != argc || o.depth == 0 || o.depth > MAX_DEPTH || o.keys == 0 || o.value_size == 0 || o.value_size > (1 << 19) ||
 	    o.port <= 0 || o.port > 65535 || !(o.report_s > 0) || !(o.duration_s > 0))
 		return usage();
 	value = malloc(o.value_size);
