@@ -2,6 +2,7 @@
 # Benchmarks of mglrud on Debian's 7.3 kernel in QEMU (TCG). Not part of `meson test`.
 #
 #   tests/bench/run-bench.sh [--build-dir DIR] [--short] [--out DIR] [--runs N] [s1] [s4] [s3] [s2] [s5]
+#                            [app-memcached]
 #
 # s1: anon tiers with zram (cold 240 MiB, warm 64 MiB touched every 30 s, hot 32 MiB, 180 s;
 #     --short: 90 s, offload read at 60 s, warm refaults counted after 60 s) under three
@@ -31,6 +32,14 @@
 #     memcg (fio's zipf:0.9 over 512 MiB in 192 MiB, scaled to the data disk), no daemon and
 #     mglrud Mode=active alternating, --runs N of each (default 3), one guest boot; prints the
 #     read rates and the medians' ratio.
+# app-memcached: memcached from Debian (the apps root image, mkrootfs.sh --apps) filled with
+#     ~317 MiB by tests/bench/mc-zipf, then Zipf(0.99) gets (16 at once) for 240 s (--short: 120 s), zram,
+#     variants none (kernel alone, with idle-limit on memcached), active (mglrud Mode=active,
+#     MinColdAge=20s, MaxColdAge=2min) and damon (DAMON_RECLAIM, min_age 30 s, watermarks
+#     opened), one boot each, --runs N rounds of the three interleaved (--variants LIST selects
+#     some); a run whose output already holds a PASS is kept, not run again, so rounds can be
+#     added to an --out directory one call at a time. Medians per variant. --app-arg KEY=VALUE
+#     passes more arguments to tests/vm/scenarios/bench-app-memcached.sh (e.g. depth=1).
 # Prints markdown tables; per-run results and logs are kept under --out (default
 # build/bench-<date>). --runs N repeats each s1 variant and prints medians (runs missing from
 # --out are left out of a median); --variants LIST (default none,active,pressure) runs only
@@ -40,7 +49,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 BUILD="$ROOT/build" SHORT=0 OUT="" RUNS=1 SWEEP=1,36,71,106,141,176,200,auto
-WHAT="" REPORT_ONLY=0 S2EXTRA=() S1EXTRA=() VARIANTS="none active pressure" UNPINNED=1
+WHAT="" REPORT_ONLY=0 S2EXTRA=() S1EXTRA=() APPEXTRA=() VARIANTS="none active pressure" UNPINNED=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build-dir) BUILD="$2"; shift 2 ;;
@@ -49,12 +58,13 @@ while [ $# -gt 0 ]; do
 	--runs) RUNS="$2"; shift 2 ;;
 	--variants) VARIANTS="$(echo "$2" | tr ',' ' ')"; shift 2 ;;
 	--report-only) REPORT_ONLY=1; shift ;;
-	s1|s4|s3|s2|s5) WHAT="$WHAT $1"; shift ;;
+	s1|s4|s3|s2|s5|app-memcached) WHAT="$WHAT $1"; shift ;;
 	--sweep) SWEEP="$2"; shift 2 ;;
 	--s2-arg) S2EXTRA+=(--arg "$2"); shift 2 ;;
 	--s1-arg) S1EXTRA+=(--arg "$2"); shift 2 ;;
 	--pinned-only) UNPINNED=0; shift ;;
-	-h|--help) sed -n '2,39p' "$0"; exit 0 ;;
+	--app-arg) APPEXTRA+=(--arg "$2"); shift 2 ;;
+	-h|--help) sed -n '2,47p' "$0"; exit 0 ;;
 	*) echo "run-bench: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -205,6 +215,55 @@ if [[ " $WHAT " == *" s5 "* ]]; then
 	done
 	printf '| median | %s | %s | ratio %s |\n' "$(get "$d.out" s5_median_none)" \
 		"$(get "$d.out" s5_median_active)" "$(get "$d.out" s5_ratio)"
+fi
+if [[ " $WHAT " == *" app-memcached "* ]]; then
+	if [ "$SHORT" = 1 ]; then APPDUR=120; else APPDUR=240; fi
+	# --variants names the app's variants too; its default (S1's three) means all of the app's.
+	if [ "$VARIANTS" = "none active pressure" ]; then APPV="none active damon"; else APPV="$VARIANTS"; fi
+	for r in $(seq 1 "$RUNS"); do
+		for v in $APPV; do
+			d="$OUT/app-memcached-$v-$r"
+			[ "$REPORT_ONLY" = 0 ] || continue
+			grep -q 'MGLRUD-VERDICT: PASS' "$d.out" 2>/dev/null && continue
+			echo "run-bench: app-memcached $v run $r" >&2
+			"$RS" --build-dir "$BUILD" --timeout $((APPDUR + 330)) --mem 1G --zram 768M --files-dir "$d" \
+				--log "$d.log" --arg duration="$APPDUR" --arg variant="$v" "${APPEXTRA[@]}" bench-app-memcached > "$d.out" 2>&1 ||
+				echo "run-bench: app-memcached $v run $r failed (see $d.out)" >&2
+		done
+	done
+	amed() { for f in "$OUT"/app-memcached-"$1"-*.out; do grep -q 'MGLRUD-VERDICT: PASS' "$f" 2>/dev/null && get "$f" "$2"; done | grep -v '^$' | median; }
+	aruns() { grep -l 'MGLRUD-VERDICT: PASS' "$OUT"/app-memcached-"$1"-*.out 2>/dev/null | wc -l; }
+	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.2f", a / b; else print "n/a" }'; }
+	bmem=$(amed none app_mem_avg_2nd) bops=$(amed none app_ops_per_s) bp99=$(amed none app_p99_us)
+	echo
+	echo "memcached (Debian 12, 1 thread, CPU 0) + mc-zipf (Zipf 0.99 gets over 280,000 x 1000 B, one at a time, CPU 1), zram; medians of the passed runs"
+	echo
+	echo "| variant | runs | memory.current avg 2nd half (MiB; saved vs none) | ops/s (vs none) | p50 / p99 us (p99 vs none) | worst 5 s p99 (us) | anon refaults | pswpout / pswpin (pages) |"
+	echo "|---|---|---|---|---|---|---|---|"
+	for v in none active damon; do
+		[ "$(aruns "$v")" -gt 0 ] || continue
+		m=$(amed "$v" app_mem_avg_2nd)
+		printf '| %s | %s | %s (%s%%) | %s (%s) | %s / %s (%s) | %s | %s | %s / %s |\n' "$v" "$(aruns "$v")" \
+			"$(mib "$m")" "$(awk -v a="$m" -v b="$bmem" 'BEGIN { if (b > 0) printf "%.1f", 100 * (b - a) / b; else print "n/a" }')" \
+			"$(amed "$v" app_ops_per_s)" "$(ratio "$(amed "$v" app_ops_per_s)" "$bops")" \
+			"$(amed "$v" app_p50_us)" "$(amed "$v" app_p99_us)" "$(ratio "$(amed "$v" app_p99_us)" "$bp99")" \
+			"$(amed "$v" app_p99_worst_us)" "$(amed "$v" app_refault_anon)" \
+			"$(amed "$v" app_pswpout)" "$(amed "$v" app_pswpin)"
+	done
+	if [ -n "$(amed none app_limit_idle_20_kib)" ]; then
+		echo
+		echo "idle-limit on memcached in the none runs (from the start of the timed phase; % of its RSS then)"
+		echo
+		echo "| idle for | 20 s | 60 s | 120 s |"
+		echo "|---|---|---|---|"
+		printf '| MiB (%% of RSS) |'
+		for t in 20 60 120; do
+			i=$(amed none "app_limit_idle_${t}_kib") rss=$(amed none "app_limit_rss_${t}_kib")
+			printf ' %s (%s%%) |' "$(awk -v k="$i" 'BEGIN { printf "%.0f", k / 1024 }')" \
+				"$(awk -v a="$i" -v b="$rss" 'BEGIN { if (b > 0) printf "%.0f", 100 * a / b; else print "n/a" }')"
+		done
+		echo
+	fi
 fi
 echo
 echo "run-bench: results and logs in $OUT" >&2

@@ -117,7 +117,7 @@ if [ -n "$BUILD_DIR" ]; then
 		 tests/workloads/mixed tests/workloads/kwrite tests/workloads/zipf-read \
 		 tests/workloads/cgroup-swarm tests/workloads/psi-watch \
 		 tests/bench/cycle-meter tests/bench/scale-reader tests/bench/mkscale-tree \
-		 tests/bench/idle-limit; do
+		 tests/bench/idle-limit tests/bench/mc-zipf; do
 		if [ -x "$BUILD_DIR/$b" ] && [ -f "$BUILD_DIR/$b" ]; then
 			copy_with_libs "$BUILD_DIR/$b" /usr/bin
 			BINS+=("$(basename "$b")")

@@ -13,13 +13,21 @@
 # services are disabled in the image: a scenario starts what it needs. The default image is not
 # touched by it.
 #
+# --apps (run-scenario --root-disk=apps, the bench-app-* scenarios) builds
+# rootfs-bookworm-apps-vAPPS_VERSION.img: the default image's packages plus real servers to
+# benchmark under skewed clients (issue 24): memcached for now (PostgreSQL 15 is to follow: its
+# postinst makes and starts a cluster inside debootstrap's chroot). Its service is disabled in the
+# image: a scenario starts what it needs.
+#
 #   tests/vm/mkrootfs.sh                     # prints the default image's path
 #   tests/vm/mkrootfs.sh --engines           # the engines image's path
+#   tests/vm/mkrootfs.sh --apps              # the apps image's path
 #   MGLRUD_DEBIAN_MIRROR=http://... tests/vm/mkrootfs.sh
 set -euo pipefail
 
 VERSION=1
 ENGINES_VERSION=1
+APPS_VERSION=1
 SUITE=bookworm
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 die() { echo "mkrootfs: $*" >&2; exit 1; }
@@ -28,8 +36,9 @@ VARIANT=default
 case "${1:-}" in
 "") ;;
 --engines) VARIANT=engines ;;
--h|--help) sed -n '2,18p' "$0"; exit 0 ;;
-*) die "unknown argument '$1' (only --engines)" ;;
+--apps) VARIANT=apps ;;
+-h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+*) die "unknown argument '$1' (only --engines or --apps)" ;;
 esac
 # systemd + dbus + udev: PID 1, the system bus, device units. procps: /bin/kill of the unit's
 # ExecReload=. The libraries are the package's Depends (there is no network in the guest: dpkg -i
@@ -46,6 +55,9 @@ if [ "$VARIANT" = engines ]; then
 	MONITORING=prometheus,prometheus-node-exporter,curl,busybox-static
 	INCLUDE=$INCLUDE,$ENGINES,$MONITORING
 	TAG="engines-v$ENGINES_VERSION" SIZE=3G
+elif [ "$VARIANT" = apps ]; then
+	INCLUDE=$INCLUDE,memcached
+	TAG="apps-v$APPS_VERSION"
 fi
 IMG="$CACHE/rootfs-$SUITE-$TAG.img"
 
@@ -105,6 +117,9 @@ done
 if [ "$VARIANT" = engines ]; then
 	find "$R/etc/systemd/system" -type l \( -name 'docker*' -o -name 'containerd*' \
 		-o -name 'podman*' -o -name 'prometheus*' \) -delete
+fi
+if [ "$VARIANT" = apps ]; then
+	find "$R/etc/systemd/system" -type l \( -name 'memcached*' \) -delete
 fi
 # Neither a DNS nor a network: apt never runs in the guest (dpkg -i only).
 chroot "$R" apt-get clean
