@@ -16,10 +16,11 @@
  * (default 5) and at the end it prints
  *   event=report t_s=T ops=N ops_per_s=R p50_us=L p99_us=L max_us=L misses=N
  *   event=final duration_s=T ops=N ops_per_s=R p50_us=L p99_us=L max_us=L misses=N
- * (latency: the round written to this request's reply parsed, from a log histogram with 1/32
- * relative resolution).
+ * (latency: the round written to this request's reply parsed, from wl-common's histogram, within
+ * 1/64 of the true value).
  * Exit status: 0; 1 on a connection or protocol error; 2 on usage errors. */
 #include "mc-reply.h"
+#include "wl-common.h"
 #include "zipf.h"
 
 #include <arpa/inet.h>
@@ -38,8 +39,6 @@
 
 #define FILL_BATCH 64
 #define MAX_DEPTH 256
-#define HIST_SUB 32 /* sub-buckets per power of two */
-#define HIST_BUCKETS (64 * HIST_SUB)
 
 struct options {
 	const char *host;
@@ -59,72 +58,21 @@ struct conn {
 	size_t len;
 };
 
+/* The latencies of a window or of the whole run, and the gets that missed. */
 struct hist {
-	uint64_t count[HIST_BUCKETS];
-	uint64_t n, max_ns, misses;
+	struct wl_hist lat;
+	uint64_t misses;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
-/* Returns the histogram bucket of a latency: exact below HIST_SUB ns, then HIST_SUB buckets per
- * power of two. */
-static unsigned hist_bucket(uint64_t ns)
-{
-	unsigned e;
-
-	if (ns < HIST_SUB)
-		return (unsigned) ns;
-	e = 63 - (unsigned) __builtin_clzll(ns); /* ns >= 2^e, e >= 5 */
-	return (e - 4) * HIST_SUB + (unsigned) ((ns >> (e - 5)) - HIST_SUB);
-}
-
-/* Returns the lowest latency of bucket b (the inverse of hist_bucket). */
-static uint64_t hist_floor(unsigned b)
-{
-	unsigned e;
-
-	if (b < HIST_SUB)
-		return b;
-	e = b / HIST_SUB + 4;
-	return (uint64_t) (HIST_SUB + b % HIST_SUB) << (e - 5);
-}
-
-static void hist_add(struct hist *h, uint64_t ns)
-{
-	unsigned b = hist_bucket(ns);
-
-	h->count[b < HIST_BUCKETS ? b : HIST_BUCKETS - 1]++;
-	h->n++;
-	if (ns > h->max_ns)
-		h->max_ns = ns;
-}
-
-/* Returns the q-quantile (0..1) of h in microseconds (a bucket's floor), 0 when h is empty. */
-static double hist_quantile_us(const struct hist *h, double q)
-{
-	uint64_t want = (uint64_t) (q * (double) h->n), seen = 0;
-
-	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
-		seen += h->count[b];
-		if (h->n && seen > want)
-			return (double) hist_floor(b) / 1e3;
-	}
-	return h->n ? (double) h->max_ns / 1e3 : 0;
-}
 
 static void print_stats(const char *event, const char *tkey, double t, double span,
 			const struct hist *h)
 {
 	printf("event=%s %s=%.1f ops=%" PRIu64 " ops_per_s=%.0f p50_us=%.1f p99_us=%.1f "
-	       "max_us=%.1f misses=%" PRIu64 "\n", event, tkey, t, h->n,
-	       span > 0 ? (double) h->n / span : 0, hist_quantile_us(h, 0.50),
-	       hist_quantile_us(h, 0.99), (double) h->max_ns / 1e3, h->misses);
+	       "max_us=%.1f misses=%" PRIu64 "\n", event, tkey, t, h->lat.count,
+	       span > 0 ? (double) h->lat.count / span : 0,
+	       (double) wl_hist_quantile(&h->lat, 0.50) / 1e3,
+	       (double) wl_hist_quantile(&h->lat, 0.99) / 1e3, (double) h->lat.max_ns / 1e3,
+	       h->misses);
 	fflush(stdout);
 }
 
@@ -269,7 +217,7 @@ static int round_trip(struct conn *c, const struct options *o, const struct zipf
 		else
 			pos += (size_t) snprintf(out + pos, cap - pos, "get k%" PRIu64 "\r\n", key);
 	}
-	t0 = now_s();
+	t0 = wl_now();
 	r = send_all(c->fd, out, pos);
 	for (unsigned i = 0; i < o->depth && r == 0; i++) {
 		struct mc_reply rep;
@@ -282,9 +230,9 @@ static int round_trip(struct conn *c, const struct options *o, const struct zipf
 		    (!set[i] && rep.kind != MC_HIT && rep.kind != MC_MISS) ||
 		    (rep.kind == MC_HIT && rep.value_len != o->value_size))
 			return -EIO;
-		ns = (uint64_t) ((now_s() - t0) * 1e9);
-		hist_add(window, ns);
-		hist_add(total, ns);
+		ns = (uint64_t) ((wl_now() - t0) * 1e9);
+		wl_hist_add(&window->lat, ns);
+		wl_hist_add(&total->lat, ns);
 		if (rep.kind == MC_MISS) {
 			window->misses++;
 			total->misses++;
@@ -308,10 +256,10 @@ static int timed(struct conn *c, const struct options *o, const char *value, uin
 		zipf_free(&z);
 		return r < 0 ? r : -ENOMEM;
 	}
-	start = now_s();
+	start = wl_now();
 	next = start + o->report_s;
 	while (r == 0) {
-		double t = now_s();
+		double t = wl_now();
 
 		if (t >= next || t - start >= o->duration_s) {
 			print_stats("report", "t_s", t - start, t - (next - o->report_s), &window);
@@ -323,10 +271,19 @@ static int timed(struct conn *c, const struct options *o, const char *value, uin
 		r = round_trip(c, o, &z, value, out, cap, rng, &window, &total);
 	}
 	if (r == 0)
-		print_stats("final", "duration_s", now_s() - start, now_s() - start, &total);
+		print_stats("final", "duration_s", wl_now() - start, wl_now() - start, &total);
 	free(out);
 	zipf_free(&z);
 	return r;
+}
+
+/* Returns the integer of option opt (wl_parse_u64(), which dies on a malformed one), at most
+ * cap: a value past the range then fails the range check instead of wrapping into it. */
+static uint64_t parse_capped(const char *opt, const char *arg, uint64_t cap)
+{
+	uint64_t v = wl_parse_u64(opt, arg);
+
+	return v < cap ? v : cap;
 }
 
 static int usage(void)
@@ -365,15 +322,15 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'h': o.host = optarg; break;
-		case 'p': o.port = atoi(optarg); break;
-		case 'k': o.keys = strtoull(optarg, NULL, 10); break;
-		case 'v': o.value_size = strtoull(optarg, NULL, 10); break;
-		case 'z': o.zipf_s = strtod(optarg, NULL); break;
-		case 'd': o.duration_s = strtod(optarg, NULL); break;
-		case 'r': o.report_s = strtod(optarg, NULL); break;
-		case 's': o.seed = strtoull(optarg, NULL, 10); break;
-		case 'w': o.set_ratio = strtod(optarg, NULL); break;
-		case 'D': o.depth = (unsigned) strtoul(optarg, NULL, 10); break;
+		case 'p': o.port = (int) parse_capped("--port", optarg, 65536); break;
+		case 'k': o.keys = wl_parse_u64("--keys", optarg); break;
+		case 'v': o.value_size = wl_parse_u64("--value-size", optarg); break;
+		case 'z': o.zipf_s = wl_parse_double("--zipf", optarg); break;
+		case 'd': o.duration_s = wl_parse_double("--duration", optarg); break;
+		case 'r': o.report_s = wl_parse_double("--report", optarg); break;
+		case 's': o.seed = wl_parse_u64("--seed", optarg); break;
+		case 'w': o.set_ratio = wl_parse_double("--set-ratio", optarg); break;
+		case 'D': o.depth = (unsigned) parse_capped("--depth", optarg, MAX_DEPTH + 1); break;
 		case 'n': o.fill = false; break;
 		default: return usage();
 		}
@@ -391,13 +348,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mc-zipf: connect %s:%d: %s\n", o.host, o.port, strerror(-c.fd));
 		return 1;
 	}
-	t0 = now_s();
+	t0 = wl_now();
 	r = o.fill ? fill(&c, &o, value, &rng) : 0;
 	if (r < 0) {
 		fprintf(stderr, "mc-zipf: fill: %s\n", strerror(-r));
 		return 1;
 	}
-	printf("event=ready fill_s=%.1f keys=%" PRIu64 " value_size=%zu zipf=%.2f\n", now_s() - t0,
+	printf("event=ready fill_s=%.1f keys=%" PRIu64 " value_size=%zu zipf=%.2f\n", wl_now() - t0,
 	       o.keys, o.value_size, o.zipf_s);
 	fflush(stdout);
 	r = timed(&c, &o, value, &rng);

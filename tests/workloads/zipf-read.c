@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,28 +16,17 @@
 #include <unistd.h>
 
 #include "wl-common.h"
+#include "zipf.h"
 
 /* xorshift64*: fast and good enough to draw ranks. */
 static uint64_t rng_state = 88172645463325252ULL;
-static uint64_t rng_next(void) {
+static uint64_t xorshift_next(void) {
 	rng_state ^= rng_state >> 12;
 	rng_state ^= rng_state << 25;
 	rng_state ^= rng_state >> 27;
 	return rng_state * 2685821657736338717ULL;
 }
 
-/* Returns the smallest rank whose cumulative probability is at least u (binary search). */
-static uint64_t zipf_rank(const double *cdf, uint64_t n, double u) {
-	uint64_t lo = 0, hi = n - 1;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if (cdf[mid] < u)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
 
 int main(int argc, char **argv) {
 	static const struct option opts[] = {
@@ -74,23 +62,18 @@ int main(int argc, char **argv) {
 	if (n < 2)
 		wl_die(0, "%s: too small", path);
 
-	/* cdf[k]: probability of the k+1 most popular pages together; perm: rank -> page. */
-	double *cdf = malloc(n * sizeof *cdf);
+	/* The popularity of each rank (zipf.h); perm: rank -> page. */
+	struct zipf z;
+	int zr = zipf_init(&z, n, theta);
+	if (zr < 0)
+		wl_die(-zr, "zipf table of %llu pages, theta %.2f", (unsigned long long) n, theta);
 	uint64_t *perm = malloc(n * sizeof *perm);
-	if (!cdf || !perm)
+	if (!perm)
 		wl_die(ENOMEM, "tables");
-	double sum = 0;
 	for (uint64_t k = 0; k < n; k++)
-		sum += 1.0 / pow((double) (k + 1), theta);
-	double acc = 0;
-	for (uint64_t k = 0; k < n; k++) {
-		acc += 1.0 / pow((double) (k + 1), theta) / sum;
-		cdf[k] = acc;
 		perm[k] = k;
-	}
-	cdf[n - 1] = 1.0;
 	for (uint64_t k = n - 1; k > 0; k--) {
-		uint64_t j = rng_next() % (k + 1), t = perm[k];
+		uint64_t j = xorshift_next() % (k + 1), t = perm[k];
 		perm[k] = perm[j];
 		perm[j] = t;
 	}
@@ -103,8 +86,8 @@ int main(int argc, char **argv) {
 	uint64_t reads = 0, window = 0;
 	while (!wl_stop) {
 		for (int i = 0; i < 256; i++) {
-			double u = (double) (rng_next() >> 11) / 9007199254740992.0;
-			uint64_t page = perm[zipf_rank(cdf, n, u)];
+			double u = (double) (xorshift_next() >> 11) / 9007199254740992.0;
+			uint64_t page = perm[zipf_rank(&z, u)];
 			if (pread(fd, buf, sizeof buf, (off_t) (page * 4096)) < 0)
 				wl_die(errno, "pread");
 		}
@@ -125,7 +108,7 @@ int main(int argc, char **argv) {
 	wl_event_begin("done", t);
 	printf(" reads=%llu rate=%.0f\n", (unsigned long long) reads, reads / t);
 	fflush(stdout);
-	free(cdf);
+	zipf_free(&z);
 	free(perm);
 	close(fd);
 	return 0;

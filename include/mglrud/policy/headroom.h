@@ -99,8 +99,9 @@ bool headroom_should_arm(uint64_t current, uint64_t line, uint64_t now_usec,
                          uint64_t last_armed_usec, uint64_t interval_usec);
 
 /* Returns the delay from one check of the watch to the next: HEADROOM_WATCH_USEC when the check
- * found n_watched > 0 cgroups with a line, else interval_usec (nothing to watch: look again
- * once a cycle, a reload or the next decision may draw a line). */
+ * found n_watched > 0 cgroups with a line, else interval_usec: with nothing to watch the next
+ * look is at the end of the next cycle, which may draw a line (the manager turns its timer off
+ * until then rather than wake for nothing; core/manager-headroom.c). */
 uint64_t headroom_watch_delay_usec(size_t n_watched, uint64_t interval_usec);
 
 /* The sizing of one cgroup: what it needs to run unthrottled, beside its limit. */

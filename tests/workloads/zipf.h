@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A Zipf sampler for the memcached client (mc-zipf): rank k of N (0-based) is drawn with
+/* A Zipf sampler for the workloads and benchmark clients (zipf-read, mc-zipf): rank k of N (0-based) is drawn with
  * probability (k+1)^-s / H(N,s), by binary search in the cumulative table built once. The random
  * numbers come from a seeded splitmix64, so a run is reproducible. */
 #pragma once
