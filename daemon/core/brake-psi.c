@@ -2,7 +2,7 @@
 /* The PSI triggers as a brake (brake.h; docs/design.md, "Pressure triggers"): while mglrud
  * reclaims in a cgroup, a trigger on its memory.pressure, and one on the host's while any is
  * armed. When one fires, the writes queued for the cgroup are cancelled, the one in flight ends
- * after its chunk, T goes up and the next decision reclaims nothing (brakes_stop()). A host
+ * after its chunk, T goes up and the next decision reclaims nothing (brake_stop()). A host
  * trigger does the same for every cgroup mglrud reclaims in. */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +32,7 @@ static struct psi_state *psi(struct brake *b) {
 
 /* Disarms every trigger. */
 static void disarm_all(struct brake *b) {
-        const struct brake_env *env = brakes_env(b->table);
+        const struct brake_env *env = b->env;
         size_t n = 0;
         struct cgroup *const *cgroups = env->cgroups ? env->cgroups(env->owner, &n) : NULL;
         for (size_t i = 0; i < n; i++)
@@ -43,7 +43,7 @@ static void disarm_all(struct brake *b) {
 
 static void on_cgroup_stall(struct pressure_trigger *t, uint64_t now_usec, void *userdata) {
         struct brake *b = userdata;
-        const struct brake_env *env = brakes_env(b->table);
+        const struct brake_env *env = b->env;
         struct cgroup *cg = NULL;
         size_t n = 0;
         struct cgroup *const *cgroups = env->cgroups(env->owner, &n);
@@ -62,13 +62,13 @@ static void on_cgroup_stall(struct pressure_trigger *t, uint64_t now_usec, void 
         snprintf(why, sizeof why, "memory pressure (tasks stalled %s within %s)",
                  format_duration(sb, sizeof sb, stall),
                  format_duration(wb, sizeof wb, psi(b)->window_usec));
-        brakes_stop(b, cg, why, (struct control_stop) {
+        brake_stop(b, cg, why, (struct control_stop) {
                 .reason = CONTROL_STOP_PRESSURE, .now_usec = now_usec });
 }
 
 static void on_host_stall(struct pressure_trigger *t, uint64_t now_usec, void *userdata) {
         struct brake *b = userdata;
-        const struct brake_env *env = brakes_env(b->table);
+        const struct brake_env *env = b->env;
         char sb[32], wb[32];
         char why[128];
         snprintf(why, sizeof why, "host memory pressure (all tasks stalled %s within %s)",
@@ -79,7 +79,7 @@ static void on_host_stall(struct pressure_trigger *t, uint64_t now_usec, void *u
         struct cgroup *const *cgroups = env->cgroups(env->owner, &n);
         for (size_t i = 0; i < n; i++)
                 if (control_cgroup_reclaiming(cgroups[i], now_usec, grace))
-                        brakes_stop(b, cgroups[i], why, (struct control_stop) {
+                        brake_stop(b, cgroups[i], why, (struct control_stop) {
                                 .reason = CONTROL_STOP_PRESSURE, .now_usec = now_usec });
 }
 
@@ -104,7 +104,7 @@ static int arm(struct brake *b, struct pressure_trigger **slot, int dirfd, const
         struct psi_state *s = psi(b);
         uint64_t asked = s->window_usec;
         const struct pressure_threshold threshold = { .full = full, .stall_usec = stall_usec };
-        int r = pressure_trigger_arm(slot, brakes_env(b->table)->event, dirfd, name, &threshold,
+        int r = pressure_trigger_arm(slot, b->env->event, dirfd, name, &threshold,
                                      &s->window_usec, fn, b);
         if (r >= 0 && s->window_usec != asked)
                 log_notice("PSI triggers take 2s windows only (no CAP_SYS_RESOURCE): reclaim "
@@ -115,7 +115,7 @@ static int arm(struct brake *b, struct pressure_trigger **slot, int dirfd, const
 /* Arms the host's trigger while n_armed cgroup triggers are armed and HostPressureLimit= is a
  * share, and disarms it otherwise. */
 static void arm_host(struct brake *b, unsigned n_armed) {
-        const struct brake_env *env = brakes_env(b->table);
+        const struct brake_env *env = b->env;
         double host_limit = env->config->host_full_limit;
         if (n_armed == 0 || !(host_limit > 0 && host_limit < 1)) {
                 pressure_trigger_disarm(&psi(b)->host_trigger);
@@ -135,7 +135,7 @@ static void arm_host(struct brake *b, unsigned n_armed) {
  * kernel a polling thread per group. Nothing with PressureTriggers=no, dry-run or without an
  * event loop. Says once when the kernel takes no trigger (PSI off, too old). */
 static void psi_cycle(struct brake *b, struct cgroup *const *cgroups, size_t n, uint64_t now_usec) {
-        const struct brake_env *env = brakes_env(b->table);
+        const struct brake_env *env = b->env;
         struct psi_state *s = psi(b);
         if (!s || !env->config->pressure_triggers || env->dry_run || !env->event ||
             s->unavailable) {
@@ -170,7 +170,7 @@ static void psi_cycle(struct brake *b, struct cgroup *const *cgroups, size_t n, 
 static void psi_open(struct brake *b) {
         if (!b->state)
                 b->state = calloc(1, sizeof(struct psi_state)); /* NULL: no triggers */
-        b->enabled = brakes_env(b->table)->config->pressure_triggers;
+        b->enabled = b->env->config->pressure_triggers;
 }
 
 static void psi_close(struct brake *b) {

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 
 #include "mglrud/core/brake.h"
-#include "mglrud/core/brakes.h"
 #include "mglrud/core/refault-trust.h"
 #include "mglrud/core/stream-protection.h"
 #include "mglrud/shared/log.h"
@@ -28,7 +27,7 @@ static int read_refaults(uint64_t cgroup_id, uint64_t *ret_pages, void *userdata
  * loaded, with an event loop and RefaultGuard=yes; from then on stream protection stays loaded
  * (brakes_holds_streams()). Without it (no BPF) it says so once: the PSI triggers act. */
 static void refault_open(struct brake *b) {
-        const struct brake_env *env = brakes_env(b->table);
+        const struct brake_env *env = b->env;
         b->enabled = env->config->refault_guard;
         if (b->source.read || !env->event || !env->config->refault_guard)
                 return;
@@ -97,11 +96,6 @@ static void refault_close(struct brake *b) {
         b->source = (struct brake_source) {};
         free(b->state);
         b->state = NULL;
-}
-
-bool brakes_holds_streams(const struct brakes *t) {
-        const struct brake *b = brakes_find(t, "refault-guard");
-        return b && b->source.read;
 }
 
 const struct brake_ops brake_refault = {

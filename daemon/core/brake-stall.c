@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "mglrud/core/brake.h"
-#include "mglrud/core/brakes.h"
 #include "mglrud/core/reclaim-stall.h"
 #include "mglrud/shared/log.h"
 #include "mglrud/shared/parse-util.h"
@@ -29,7 +28,7 @@ static int read_stall(uint64_t cgroup_id, uint64_t *ret_ns, void *userdata) {
  * cannot (built without BPF, load refused): the PSI triggers alone stop reclaim then. Once
  * loaded it stays until close(): the writer thread reads it without a lock. */
 static void stall_open(struct brake *b) {
-        const struct brake_env *env = brakes_env(b->table);
+        const struct brake_env *env = b->env;
         b->enabled = env->config->stall_guard;
         if (!b->state && !(b->state = calloc(1, sizeof(struct stall_state))))
                 return; /* tried at the next reload */
@@ -95,8 +94,7 @@ static void stall_close(struct brake *b) {
         b->source = (struct brake_source) {};
 }
 
-const struct reclaim_stall *brakes_reclaim_stall(const struct brakes *t) {
-        const struct brake *b = brakes_find(t, "stall-guard");
+const struct reclaim_stall *brake_stall_counters(const struct brake *b) {
         const struct stall_state *s = b && b->source.read ? b->state : NULL;
         return s ? s->rs : NULL;
 }

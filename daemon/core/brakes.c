@@ -8,9 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mglrud/shared/log.h"
 #include "mglrud/shared/macro.h"
-#include "mglrud/shared/parse-util.h"
 
 /* The brakes, in the order they are opened and asked: a new brake is one file defining its
  * struct brake_ops brake_<name> and one line here. */
@@ -41,13 +39,9 @@ int brakes_new(struct brakes **ret) {
         if (!t)
                 return -ENOMEM;
         for (size_t i = 0; i < N_BRAKES; i++)
-                t->brakes[i] = (struct brake) { .ops = brake_table[i], .table = t, .index = i };
+                t->brakes[i] = (struct brake) { .ops = brake_table[i], .env = &t->env, .index = i };
         *ret = t;
         return 0;
-}
-
-const struct brake_env *brakes_env(const struct brakes *t) {
-        return &t->env;
 }
 
 void brakes_open(struct brakes *t, const struct brake_env *env) {
@@ -89,20 +83,6 @@ bool brakes_check_job(struct actuator_job *j, void *userdata) {
         return false;
 }
 
-unsigned brakes_stop(struct brake *b, struct cgroup *cg, const char *why,
-                     struct control_stop stop) {
-        struct actuator_stopped st = actuator_stop_cgroup(b->table->env.actuator, cg->id);
-        stop.n_stopped += st.queued + st.running;
-        uint64_t t = control_cgroup_note_stop(cg, &stop);
-        char tb[32];
-        log_notice("%s: %s: reclaim stopped (%u queued write%s cancelled%s)%s%s.", cg->name, why,
-                   st.queued, st.queued == 1 ? "" : "s",
-                   st.running ? ", the running one ends after its chunk" : "",
-                   t ? ", T raised to " : "", t ? format_duration(tb, sizeof tb, t) : "");
-        b->stops++;
-        return stop.n_stopped;
-}
-
 void brakes_job_done(struct brakes *t, struct cgroup *cg, const struct actuator_job *j,
                      uint64_t now_usec) {
         unsigned i = actuator_job_result_const(j)->brake;
@@ -114,7 +94,7 @@ void brakes_job_done(struct brakes *t, struct cgroup *cg, const struct actuator_
         b->ops->job_stop(b, j, actuator_job_brake_reading_const(j, i - 1), &stop, why, sizeof why);
         stop.now_usec = now_usec;
         stop.n_stopped = 1; /* the job it ended */
-        brakes_stop(b, cg, why, stop);
+        brake_stop(b, cg, why, stop);
 }
 
 /* Returns the index of the brake named name, or N_BRAKES. */
@@ -133,6 +113,15 @@ struct brake *brakes_find(const struct brakes *t, const char *name) {
 bool brakes_watching(const struct brakes *t, const char *name) {
         size_t i = find_index(t, name);
         return i < N_BRAKES && t->brakes[i].source.read && t->brakes[i].enabled;
+}
+
+const struct reclaim_stall *brakes_reclaim_stall(const struct brakes *t) {
+        return brake_stall_counters(brakes_find(t, "stall-guard"));
+}
+
+bool brakes_holds_streams(const struct brakes *t) {
+        const struct brake *b = brakes_find(t, "refault-guard");
+        return b && b->source.read;
 }
 
 uint64_t brakes_counter(const struct brakes *t, enum daemon_counter c) {

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* A cgroup's jobs (control-internal.h): handing a decision to the actuation path, measuring and
+/* A cgroup's jobs (control-jobs.h): handing a decision to the actuation path, measuring and
  * reporting what a finished job did (control_job_done(), drops of stream protection included),
  * and the stops of its reclaim by a brake (control_cgroup_note_stop()). */
 #include <errno.h>
 #include <stdio.h>
 
-#include "control-internal.h"
+#include "control-jobs.h"
 #include "mglrud/core/decision-text.h"
 #include "mglrud/core/pressure-trigger.h"
 #include "mglrud/shared/log.h"

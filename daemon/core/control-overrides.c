@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "control-internal.h"
+#include "control-decide.h"
 #include "mglrud/config/config.h"
 #include "mglrud/core/decision-text.h"
 

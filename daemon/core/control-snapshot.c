@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "control-internal.h"
+#include "control-state.h"
 #include "mglrud/core/decision-text.h"
 
 /* Formats the keys of p in mask as "Key=value" lines into out, in key order. Returns how many. */

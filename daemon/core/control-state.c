@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The controller state's allocation (control-internal.h): one block per cgroup with its policy
+/* The controller state's allocation (control-state.h): one block per cgroup with its policy
  * state and idle-age state at its end, a job record and runtime overrides beside it; the
  * accessors the bus, dumps and metrics read. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "control-internal.h"
+#include "control-state.h"
 
 void control_cgroup_free(struct cgroup *cg) {
         struct control_state *s = cg ? cg->userdata : NULL;

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control-internal.h"
+#include "control-decide.h"
+#include "control-jobs.h"
 #include "mglrud/core/decision-text.h"
 #include "mglrud/shared/log.h"
 

@@ -16,8 +16,14 @@ With --links it checks the same order on what the compiled code uses, which no i
 can hide (a prototype written out by hand, an extern variable): every symbol a layer's static
 library leaves undefined (`nm -u`) must be defined by its own layer, a layer below it, or by no
 layer library at all (libc, libsystemd, libbpf, the sanitizers).
+
+With --units it checks each layer's library inside: the object files of one layer must not use
+each other's symbols round a circle (a.o uses b.o's, b.o uses a.o's, directly or through
+others). A circle means two files hold one idea or one reaches back up into its caller; the
+brakes' table and its brakes were one (docs/design.md, "Brakes: one interface").
 Usage: check-layers.py SOURCE_ROOT
-       check-layers.py --links LAYER=LIBRARY.a ... (lowest layer first)"""
+       check-layers.py --links LAYER=LIBRARY.a ... (lowest layer first)
+       check-layers.py --units LAYER=LIBRARY.a ..."""
 import os
 import re
 import subprocess
@@ -72,6 +78,88 @@ def nm(args, lib):
     return names
 
 
+def nm_members(args, lib):
+    """{member object: symbol names} of the nm listing of a static library."""
+    out = subprocess.run(["nm", *args, lib], check=True, capture_output=True, text=True).stdout
+    members, current = {}, None
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) == 1 and line.endswith(":"):
+            current = os.path.basename(line[:-1])
+            members.setdefault(current, set())
+        elif current and len(fields) >= 2 and len(fields[-2]) == 1:
+            members[current].add(fields[-1])
+    return members
+
+
+def circles(graph):
+    """The strongly connected components of more than one node of {node: set of nodes}, each
+    sorted (Tarjan's algorithm, iterative: a library can have many members)."""
+    index, low, on_stack, stack, found = {}, {}, set(), [], []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            advanced = False
+            for nxt in edges:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                    advanced = True
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def check_units(args):
+    """The --units check over LAYER=LIBRARY arguments. Returns the exit code."""
+    errors, checked = [], 0
+    for arg in args:
+        name, sep, lib = arg.partition("=")
+        if not sep or not lib:
+            print(f"check-layers.py: expected LAYER=LIBRARY, got {arg!r}", file=sys.stderr)
+            return 2
+        defined = nm_members(["--defined-only", "--extern-only"], lib)
+        used = nm_members(["-u"], lib)
+        owner = {sym: member for member, syms in defined.items() for sym in syms}
+        graph = {member: {owner[s] for s in used.get(member, ()) if owner.get(s, member) != member}
+                 for member in defined}
+        checked += len(graph)
+        for component in circles(graph):
+            ties = []
+            for a in component:
+                for b in component:
+                    syms = sorted(s for s in used.get(a, ()) if owner.get(s) == b)
+                    if a != b and syms:
+                        ties.append(f"{a} uses {', '.join(syms)} of {b}")
+                        break
+            errors.append(f"{name}: a circle of {len(component)} object files: " + "; ".join(ties))
+    return report(errors, f"{checked} object files checked, {len(errors)} circles")
+
+
 def check_links(args):
     """The --links check over LAYER=LIBRARY arguments. Returns the exit code."""
     layers = []
@@ -102,6 +190,8 @@ def check_links(args):
 def main():
     if sys.argv[1:2] == ["--links"]:
         return check_links(sys.argv[2:])
+    if sys.argv[1:2] == ["--units"]:
+        return check_units(sys.argv[2:])
     root = sys.argv[1]
     errors = []
     checked = 0

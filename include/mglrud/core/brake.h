@@ -3,7 +3,8 @@
  * in a cgroup when reclaiming there hurts: the PSI triggers (brake-psi.c) from the event loop,
  * the stall and refault guards (brake-stall.c, brake-refault.c) between two chunks of a running
  * job. Each is one struct brake_ops in the table of brakes.c; every stop of any of them goes
- * through brakes_stop(), the one path into control_cgroup_note_stop(). */
+ * through brake_stop() (brake.c), the one path into control_cgroup_note_stop(). A brake uses
+ * brake.c only, never the table: the table knows its brakes, the brakes do not know it. */
 #pragma once
 
 #include <stdbool.h>
@@ -17,6 +18,7 @@
 #include "mglrud/core/control.h"
 #include "mglrud/core/counters.h"
 
+struct reclaim_stall;
 struct streams;
 
 /* What the brakes see of the daemon, given by their owner (the manager) at every brakes_open()
@@ -49,7 +51,8 @@ struct brakes;
 /* One brake in the table: the part every brake has, and its own state. */
 struct brake {
         const struct brake_ops *ops;
-        struct brakes *table;           /* for brakes_stop() and brakes_env() */
+        const struct brake_env *env;    /* the daemon as the table's owner gave it last
+                                         * (brakes_open(), brakes_cycle()) */
         unsigned index;                 /* its place in the table: the job's reading it keeps
                                          * (actuator_job_brake_reading()) */
         struct brake_source source;     /* what check_job reads; set once by open() (or a test),
@@ -86,12 +89,13 @@ struct brake_ops {
         void (*close)(struct brake *b);
 };
 
-/* Returns the daemon as the brakes' owner gave it last. */
-const struct brake_env *brakes_env(const struct brakes *t);
-
 /* Stops cg's reclaim for brake b (the one path of every stop): cancels its queued write jobs and
  * cuts its running one short (actuator_stop_cgroup()), records the stop (stop->n_stopped counts
  * the jobs b already ended) with control_cgroup_note_stop(), logs "why" and counts it. Returns
  * how many of its write jobs were cancelled or cut short. */
-unsigned brakes_stop(struct brake *b, struct cgroup *cg, const char *why,
-                     struct control_stop stop);
+unsigned brake_stop(struct brake *b, struct cgroup *cg, const char *why,
+                    struct control_stop stop);
+
+/* Returns the stall guard's BPF counters once loaded, or NULL (also for a NULL b): what the
+ * table (brakes_reclaim_stall()) asks of brake-stall.c. */
+const struct reclaim_stall *brake_stall_counters(const struct brake *b);

@@ -27,7 +27,7 @@ void brakes_cycle(struct brakes *t, const struct brake_env *env, struct cgroup *
 bool brakes_check_job(struct actuator_job *j, void *userdata);
 
 /* On the loop, for every finished job of managed cgroup cg: when a brake ended it, the stop goes
- * its way (brakes_stop()). */
+ * its way (brake_stop()). */
 void brakes_job_done(struct brakes *t, struct cgroup *cg, const struct actuator_job *j,
                      uint64_t now_usec);
 

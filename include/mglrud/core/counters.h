@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* counters.h: every counter mglrud shows, listed once. A per-cgroup counter is one line of
  * CONTROL_COUNTERS, a daemon-wide one one line of DAEMON_COUNTERS; from these lists come the
- * fields of the controller's record (control-internal.h) and of the snapshot (control.h), the
+ * fields of the controller's record (control-state.h) and of the snapshot (control.h), the
  * copy between them and struct daemon_stats (manager.h); the interfaces layer makes a
  * descriptor of each (interfaces/counter-info.h) from which come the metrics with their help
  * text (metrics.c), the dump lines (dump.c) and the D-Bus fields of GetCgroup and GetStatus
@@ -32,7 +32,7 @@ enum counter_when {
 /* Per-cgroup counters, in the order of the metrics, the dump and the bus fields:
  *   X(field, type, source, unit, when, metric, metric_type, help, bus_key, dump_label)
  * field:      the member of struct control_snapshot (and, from ACTS, of the record).
- * source:     ACTS, kept in the cgroup's job record (control-internal.h) and copied from it;
+ * source:     ACTS, kept in the cgroup's job record (control-state.h) and copied from it;
  *             REFAULT, from the refault trust check (refault-trust.h); STALL, from the BPF
  *             stall guard (manager_cgroup_snapshot()). Only ACTS fields are declared and copied
  *             here.

@@ -6,7 +6,7 @@
  * (policy/refault-check.h). On the first sign of an undercount it says so once (log here;
  * metric and dump from the snapshot) and from then on the controllers get the larger of the
  * two counts (struct cgroup_sample: refault_file_undercount). The controller state
- * (control-internal.h) keeps one struct refault_trust per cgroup. */
+ * (control-state.h) keeps one struct refault_trust per cgroup. */
 #pragma once
 
 #include <stdbool.h>

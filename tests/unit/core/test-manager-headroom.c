@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include <systemd/sd-event.h>
 
-#include "control-internal.h"
+#include "control-state.h"
 #include "manager-tree-fixture.h"
 #include "manager-headroom.h"
 #include "mglrud/core/manager.h"

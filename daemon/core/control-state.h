@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* control-internal.h: what the pieces of per-cgroup control share (core-private): the state's
- * memory layout and its policy state (control-state.c), the snapshot (control-snapshot.c), the
- * jobs: submission, completion and stops (control-jobs.c), runtime overrides and Advise()
- * (control-overrides.c), and the cycle (control.c), whose reading and decision steps Advise()
- * reuses. */
+/* control-state.h: what the pieces of per-cgroup control share (core-private): the state's
+ * memory layout and its policy state, kept by control-state.c. The cycle (control.c,
+ * control-decide.h), the jobs (control-jobs.c, control-jobs.h), the snapshot
+ * (control-snapshot.c) and the runtime overrides and Advise() (control-overrides.c) all work on
+ * it; this header includes nothing of theirs, so the pieces point one way. */
 #pragma once
 
 #include <stdbool.h>
@@ -14,7 +14,6 @@
 
 #include "mglrud/core/control.h"
 #include "mglrud/core/refault-trust.h"
-#include "mglrud/policy/act-mode.h"
 #include "mglrud/shared/macro.h"
 
 /* Runtime overrides (Set()): the keys in mask, with their values. Lost on restart only. */
@@ -141,49 +140,3 @@ static inline void control_policy_load(const struct control_state *s, struct pol
 /* Stores *ps as its policy_state_size() bytes at the end of cg's state, which moves when that
  * size changes. Returns the state, or NULL on OOM (the old state stays). */
 struct control_state *control_policy_store(struct cgroup *cg, const struct policy_state *ps);
-
-/* control.c: the cycle's reading and decision, which Advise() reuses. */
-
-/* Finds the lruvecs of cg's memcg and of the unmanaged descendants its work covers. On 7.x the
- * lru_gen id is the cgroup id; on 6.x (private 16-bit ids) we fall back to the path. Sets
- * *ret_lruvecs to them: into the histogram itself when they are all cg's own (no copy), else
- * gathered in the scratch, which the next call reuses. Returns their number or -ENOMEM. */
-ssize_t control_collect_lruvecs(const struct lrugen *l, const struct cgroup *cg,
-                                struct control_scratch *x,
-                                const struct lrugen_lruvec **ret_lruvecs);
-
-/* One cgroup's reading and what the decision on it starts from. */
-struct control_decide_input {
-        const struct cycle_input *in;  /* the cycle's host readings and capabilities */
-        const struct policy *policy;   /* the policy to decide with (Mode=advise for advice) */
-        const struct policy_state *state; /* the policy state before the decision */
-        const struct prev_reading *prev; /* the previous sample, NULL before the first */
-        const struct cgroup_reading *cur;
-        const struct own_refaults *own; /* cur's own refault count (refault-trust.h) */
-        bool refault_undercount;       /* the controllers take the larger of own and the
-                                        * kernel's count */
-        const struct lrugen_lruvec *lruvecs; /* control_collect_lruvecs() */
-        size_t n_lruvecs;
-};
-
-/* Runs policy_decide() for one cgroup reading on the cycle's host readings. Returns 0 or
- * -errno (the policy rejected the sample). */
-int control_decide_for_cycle(const struct control_decide_input *x, struct policy_state *ret_state,
-                             struct decision *ret);
-
-/* control-jobs.c: submission, completion and stops. */
-
-/* Hands the decision's writes to the actuation path in mode (ACT_WRITE or ACT_AGE_ONLY;
- * completion: control_job_done()), measured against cur's memory.stat. Returns 0, or -ENOMEM
- * (-ESHUTDOWN while stopping is not an error: nothing more is written). */
-int control_job_submit(const struct cycle_input *in, struct actuator *act, struct cgroup *cg,
-                       struct control_state *s, const struct cgroup_reading *cur,
-                       const struct decision *d, enum act_mode mode);
-
-/* Says once per cgroup that its memory.reclaim may not be written (docs/design.md, "Delegated
- * cgroups"). */
-void control_note_reclaim_denied(struct cgroup *cg, struct control_state *s);
-
-/* Reports a decision that is only reported (advice, or an active decision without writes). */
-void control_report_advice(const struct report_sink *report, const struct cgroup *cg,
-                           const struct decision_summary *d);
