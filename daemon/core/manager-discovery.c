@@ -26,9 +26,11 @@
  * fast path; this catches what it cannot see, e.g. a watch limit reached). */
 #define RESCAN_INTERVAL_USEC (60 * USEC_PER_SEC)
 /* IN_ATTRIB: a child directory's xattrs changed (mglrud-oci-hook recording an annotation
- * right after the runtime created the cgroup). */
+ * right after the runtime created the cgroup). IN_MODIFY: a file in it was written, e.g. the
+ * memory.min or memory.swap.max the cgroups' reads keep (cgroup_files_read()); the kernel's own
+ * memory.events notifications and our memory.reclaim writes come too, and are skipped. */
 #define CGROUP_WATCH_MASK (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | \
-                           IN_ONLYDIR | IN_DONT_FOLLOW)
+                           IN_MODIFY | IN_ONLYDIR | IN_DONT_FOLLOW)
 
 void discovery_init(struct discovery *d) {
         *d = (struct discovery) {
@@ -139,8 +141,9 @@ static void watch_cgroup_dir(struct discovery *d, const char *cgroup_root,
 }
 
 /* Returns true when inotify reported a directory created, removed or renamed under a watched
- * cgroup since the last call (or lost events), draining the queue. */
-static bool cgroup_tree_changed(struct discovery *d) {
+ * cgroup since the last call (or lost events), draining the queue; sets *ret_limits when a
+ * kept limit file was written (or events were lost). */
+static bool cgroup_tree_changed(struct discovery *d, bool *ret_limits) {
         char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
         bool changed = false;
         ssize_t n;
@@ -152,14 +155,30 @@ static bool cgroup_tree_changed(struct discovery *d) {
                         const struct inotify_event *ev = (const struct inotify_event *) p;
                         if (ev->mask & (IN_ISDIR | IN_Q_OVERFLOW))
                                 changed = true;
+                        if ((ev->mask & IN_Q_OVERFLOW) ||
+                            ((ev->mask & IN_MODIFY) && ev->len > 0 &&
+                             cgroup_file_is_kept_limit(ev->name)))
+                                *ret_limits = true;
                         p += sizeof *ev + ev->len;
                 }
         return changed;
 }
 
+/* Makes every managed cgroup's next read take memory.min and memory.swap.max again. */
+static void forget_limits(struct discovery *d) {
+        for (size_t i = 0; i < d->n_cgroups; i++)
+                cgroup_files_forget_limits(&d->cgroups[i]->files);
+}
+
 bool discovery_rescan_due(struct discovery *d, uint64_t now_usec) {
-        if (cgroup_tree_changed(d))
+        bool limits = false;
+        if (cgroup_tree_changed(d, &limits))
                 d->rescan_needed = true;
+        /* Who cannot see the writes reads the limits every cycle, as before they were kept. One
+         * write is one cycle of reads for every cgroup: writes are rare (a unit or container
+         * starting, an operator). */
+        if (limits || d->inotify_fd < 0 || d->inotify_full)
+                forget_limits(d);
         return d->rescan_needed || now_usec - d->last_rescan_usec >= RESCAN_INTERVAL_USEC;
 }
 
@@ -475,6 +494,9 @@ int discovery_rescan(struct discovery *d, const struct config *c, const char *cg
                            "section such as [/system.slice/*] (see mglrud.conf(5)).");
         d->rescan_needed = false;
         d->last_rescan_usec = now_usec;
+        /* What inotify cannot see (a cgroup outside the watches) is read again at the periodic
+         * rescan at the latest. */
+        forget_limits(d);
         r = 0;
 out:
         if (pool && r >= 0)

@@ -163,7 +163,36 @@ const char *cgroup_file_name(enum cgroup_file k) {
         return (unsigned) k < _CGROUP_FILE_MAX ? cgroup_file_names[k] : NULL;
 }
 
-int cgroup_files_read(const struct cgroup_files *f, uint64_t now_usec, struct cgroup_reading *ret,
+/* Reads memory.min and memory.swap.max into f when they are not known. Returns 0 or what
+ * cgroup_files_read_value() returns, with the file it failed on in *ret_file. */
+static int read_kept_limits(struct cgroup_files *f, enum cgroup_file *ret_file) {
+        uint64_t min, swap_max;
+        int r;
+
+        if (f->limits_known)
+                return 0;
+        *ret_file = CGROUP_FILE_MIN;
+        if ((r = cgroup_files_read_value(f, CGROUP_FILE_MIN, 0, &min)) < 0)
+                return r;
+        *ret_file = CGROUP_FILE_SWAP_MAX;
+        if ((r = cgroup_files_read_value(f, CGROUP_FILE_SWAP_MAX, MEMCG_VALUE_MAX, &swap_max)) < 0)
+                return r;
+        f->min = min;
+        f->swap_max = swap_max;
+        f->limits_known = true;
+        return 0;
+}
+
+void cgroup_files_forget_limits(struct cgroup_files *f) {
+        f->limits_known = false;
+}
+
+bool cgroup_file_is_kept_limit(const char *name) {
+        return strcmp(name, cgroup_file_names[CGROUP_FILE_MIN]) == 0 ||
+               strcmp(name, cgroup_file_names[CGROUP_FILE_SWAP_MAX]) == 0;
+}
+
+int cgroup_files_read(struct cgroup_files *f, uint64_t now_usec, struct cgroup_reading *ret,
                       struct cgroup_read_error *ret_error) {
         struct cgroup_reading r = { .now_usec = now_usec };
         struct cgroup_read_error e = { .file = CGROUP_FILE_STAT };
@@ -189,25 +218,17 @@ int cgroup_files_read(const struct cgroup_files *f, uint64_t now_usec, struct cg
         uint64_t anon = 0, file = 0;
         memstat_get(&r.stat, MEMSTAT_ANON, &anon);
         memstat_get(&r.stat, MEMSTAT_FILE, &file);
-        static const struct {
-                enum cgroup_file file;
-                uint64_t dflt;
-                size_t offset;
-        } values[] = {
-                { CGROUP_FILE_MIN, 0, offsetof(struct memcg_limits, min) },
-                { CGROUP_FILE_SWAP_MAX, MEMCG_VALUE_MAX, offsetof(struct memcg_limits, swap_max) },
-                { CGROUP_FILE_SWAP_CURRENT, 0, offsetof(struct memcg_limits, swap_current) },
-        };
         e = (struct cgroup_read_error) { .file = CGROUP_FILE_CURRENT, .line = 1 };
         k = cgroup_files_read_value(f, CGROUP_FILE_CURRENT, anon + file, &r.limits.current);
-        for (size_t i = 0; k >= 0 && i < ELEMENTSOF(values); i++) {
-                /* Only a finite memory.swap.max makes the swap use matter (the swap room); most
-                 * cgroups have none, and they save a read a cycle. */
-                if (values[i].file == CGROUP_FILE_SWAP_CURRENT && r.limits.swap_max == MEMCG_VALUE_MAX)
-                        continue;
-                e.file = values[i].file;
-                k = cgroup_files_read_value(f, values[i].file, values[i].dflt,
-                                            (uint64_t *) ((char *) &r.limits + values[i].offset));
+        if (k >= 0)
+                k = read_kept_limits(f, &e.file);
+        r.limits.min = f->min;
+        r.limits.swap_max = f->swap_max;
+        /* Only a finite memory.swap.max makes the swap use matter (the swap room); most cgroups
+         * have none, and they save a read a cycle. */
+        if (k >= 0 && r.limits.swap_max != MEMCG_VALUE_MAX) {
+                e.file = CGROUP_FILE_SWAP_CURRENT;
+                k = cgroup_files_read_value(f, CGROUP_FILE_SWAP_CURRENT, 0, &r.limits.swap_current);
         }
         if (k < 0)
                 goto fail;

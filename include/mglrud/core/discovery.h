@@ -53,7 +53,9 @@ void discovery_watch_start(struct discovery *d);
 void discovery_done(struct discovery *d);
 
 /* Returns true when the tree should be walked at now_usec: asked for (start, reload, a cgroup
- * vanished), inotify saw a directory come or go (drained here), or the periodic rescan is due. */
+ * vanished), inotify saw a directory come or go (drained here), or the periodic rescan is due.
+ * When inotify saw memory.min or memory.swap.max written (or cannot see writes), every managed
+ * cgroup's next read takes those limits again (cgroup_files_forget_limits()). */
 bool discovery_rescan_due(struct discovery *d, uint64_t now_usec);
 
 /* Walks the tree under cgroup_root against c: new matching cgroups are opened, gone or no

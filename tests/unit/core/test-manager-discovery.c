@@ -178,6 +178,48 @@ static void test_mkdir_and_rmdir_between_cycles(void **state) {
         assert_null(managed(t, "/apps/b"));
 }
 
+/* Empties the inotify queue: what was written before is unseen by the next cycle. */
+static void drain_inotify(struct tree *t) {
+        char buf[4096] __attribute__((aligned(8)));
+        while (read(t->m.discovery.inotify_fd, buf, sizeof buf) > 0)
+                ;
+}
+
+/* memory.min and memory.swap.max are kept between reads: a write that inotify sees makes every
+ * cgroup read them again, a write to another file does not, and without inotify they are read
+ * every cycle. */
+static void test_written_limit_is_read_again(void **state) {
+        struct tree *t = *state;
+        cycle(t, 0);
+        struct cgroup *a = manager_find_path(&t->m, "/apps/a");
+        struct cgroup *b = manager_find_path(&t->m, "/apps/b");
+        assert_true(a->files.limits_known);
+        assert_int_equal(a->files.min, 0);
+
+        /* A write inotify did not tell, then one to another file: still the kept value. */
+        char adir[PATH_MAX], bdir[PATH_MAX];
+        snprintf(adir, sizeof adir, "%s/apps/a", t->p.cgroup_root);
+        snprintf(bdir, sizeof bdir, "%s/apps/b", t->p.cgroup_root);
+        tree_write_file(adir, "memory.min", "1048576\n");
+        drain_inotify(t);
+        tree_write_file(bdir, "memory.reclaim", "1M");
+        cycle(t, USEC_PER_SEC);
+        assert_int_equal(a->files.min, 0);
+
+        /* A write to b's memory.swap.max: every cgroup reads its limits again. */
+        tree_write_file(bdir, "memory.swap.max", "1073741824\n");
+        cycle(t, USEC_PER_SEC);
+        assert_int_equal(a->files.min, 1048576);
+        assert_int_equal(b->files.swap_max, UINT64_C(1073741824));
+
+        /* Without inotify, every cycle reads them. */
+        close(t->m.discovery.inotify_fd);
+        t->m.discovery.inotify_fd = -1;
+        tree_write_file(adir, "memory.min", "2097152\n");
+        cycle(t, USEC_PER_SEC);
+        assert_int_equal(a->files.min, 2097152);
+}
+
 /* The periodic rescan finds what inotify did not tell: with the queue drained (a cycle right
  * after the change is not due), a removal and a creation still show a minute later. */
 static void test_periodic_rescan(void **state) {
@@ -258,6 +300,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_mkdir_and_rmdir_between_cycles, tree_setup,
                                                 tree_teardown),
                 cmocka_unit_test_setup_teardown(test_periodic_rescan, tree_setup, tree_teardown),
+                cmocka_unit_test_setup_teardown(test_written_limit_is_read_again, tree_setup,
+                                                tree_teardown),
                 cmocka_unit_test_setup_teardown(test_rename, tree_setup, tree_teardown),
                 cmocka_unit_test_setup_teardown(test_unmanaged_child_is_covered, tree_setup,
                                                 tree_teardown),

@@ -202,15 +202,39 @@ static void test_read_skips_unused_files(void **state) {
                 assert_int_equal(rd.limits.swap_current, 0);
                 assert_true(rd.limits.has_swap);
 
+                /* The limits are kept: written, they are read again only once forgotten. */
                 put(dir, "memory.swap.max", "1073741824\n");
+                put(dir, "memory.min", "8192\n");
+                assert_int_equal(cgroup_files_read(&f, 2, &rd, &e), 0);
+                assert_int_equal(rd.limits.min, 4096);
+                assert_int_equal(rd.limits.swap_max, MEMCG_VALUE_MAX);
+                cgroup_files_forget_limits(&f);
                 assert_int_equal(cgroup_files_read(&f, 2, &rd, &e), -EINVAL);
                 assert_int_equal(e.file, CGROUP_FILE_SWAP_CURRENT);
+                assert_int_equal(f.min, 8192);
+                put(dir, "memory.min", "4096\n");
+                cgroup_files_forget_limits(&f);
 
                 put(dir, "memory.swap.current", "65536\n");
                 assert_int_equal(cgroup_files_read(&f, 3, &rd, &e), 0);
                 assert_int_equal(rd.limits.swap_max, UINT64_C(1073741824));
                 assert_int_equal(rd.limits.swap_current, 65536);
+                assert_int_equal(rd.limits.min, 4096);
+                /* A bad limit is an error naming it, and is read again next time. */
+                put(dir, "memory.min", "bad\n");
+                cgroup_files_forget_limits(&f);
+                assert_int_equal(cgroup_files_read(&f, 4, &rd, &e), -EINVAL);
+                assert_int_equal(e.file, CGROUP_FILE_MIN);
+                assert_false(f.limits_known);
+                put(dir, "memory.min", "4096\n");
+                assert_int_equal(cgroup_files_read(&f, 5, &rd, &e), 0);
+                assert_true(f.limits_known);
+                assert_true(cgroup_file_is_kept_limit("memory.min"));
+                assert_true(cgroup_file_is_kept_limit("memory.swap.max"));
+                assert_false(cgroup_file_is_kept_limit("memory.events"));
+                assert_false(cgroup_file_is_kept_limit("memory.reclaim"));
                 put(dir, "memory.swap.current", "not a number\n");
+                put(dir, "memory.swap.max", "max\n");
                 cgroup_files_close(&f);
         }
         char cmd[PATH_MAX + 16];
