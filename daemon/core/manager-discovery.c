@@ -35,7 +35,7 @@
 void discovery_init(struct discovery *d) {
         *d = (struct discovery) {
                 .rescan_needed = true,
-                .keep = CGROUP_KEEP_ALL,
+                .keep = { .mask = CGROUP_KEEP_ALL, .first_mask = CGROUP_KEEP_ALL },
                 .inotify_fd = -1,
         };
 }
@@ -271,10 +271,10 @@ static int cmp_cgroup_id(const void *a, const void *b) {
         return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* Returns which files each of n managed cgroups can keep open under the descriptor limit and
- * MANAGER_KEPT_FILES_MAX (the most that fits), and in *ret_max how many cgroups fit at all
- * (SIZE_MAX: all of them). */
-static unsigned keep_mask(size_t n, size_t *ret_max) {
+/* Fills *ret with which files each of n managed cgroups can keep open under the descriptor
+ * limit and MANAGER_KEPT_FILES_MAX (the most that fits), and *ret_max with how many cgroups fit
+ * at all (SIZE_MAX: all of them). */
+static void keep_plan(size_t n, struct cgroup_keep_plan *ret, size_t *ret_max) {
         struct rlimit rl = { .rlim_cur = RLIM_INFINITY };
         uint64_t budget;
 
@@ -282,34 +282,51 @@ static unsigned keep_mask(size_t n, size_t *ret_max) {
         /* Under a tiny limit (tests, a misconfigured unit) half of it is the reserve. */
         budget = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX
                  : rl.rlim_cur - MIN((uint64_t) MANAGER_FD_RESERVE, (uint64_t) rl.rlim_cur / 2);
-        return cgroup_files_keep_mask_for(n, budget, MANAGER_KEPT_FILES_MAX, ret_max);
+        cgroup_files_keep_plan_for(n, budget, MANAGER_KEPT_FILES_MAX, ret, ret_max);
 }
 
-/* Sets how many files each managed cgroup keeps open for n of them, and says so when that
- * changes. Returns how many cgroups can be managed. */
+/* Opens or closes the managed cgroups' files to d->keep by their place in d->cgroups: first
+ * the closes (the cgroups past n_first), then the opens, so that the descriptors in use never
+ * exceed the plan's. A cgroup found gone is marked vanished. */
+static void apply_keep_plan(struct discovery *d) {
+        /* The plan is for the cgroups a rescan takes: there may be fewer now. */
+        size_t first = MIN(d->keep.n_first, d->n_cgroups);
+        for (int pass = 0; pass < 2; pass++)
+                for (size_t i = pass ? 0 : first; i < (pass ? first : d->n_cgroups); i++)
+                        if (cgroup_files_keep(&d->cgroups[i]->files,
+                                              cgroup_keep_plan_mask(&d->keep, i)) == -ENOENT)
+                                d->cgroups[i]->vanished = true;
+}
+
+/* Sets how many files each managed cgroup keeps open for n of them, and says so when the masks
+ * change (not when only how many keep the larger one does: cgroups come and go). Returns how
+ * many cgroups can be managed. */
 static size_t fit_descriptors(struct discovery *d, size_t n) {
         size_t max;
-        unsigned keep = keep_mask(n, &max);
+        struct cgroup_keep_plan plan;
         struct rlimit rl = {};
 
+        keep_plan(n, &plan, &max);
         (void) getrlimit(RLIMIT_NOFILE, &rl);
-        if (keep != d->keep || (max < n) != d->fd_short) {
-                if (keep != CGROUP_KEEP_ALL || max < n)
+        if (plan.mask != d->keep.mask || plan.first_mask != d->keep.first_mask ||
+            (max < n) != d->fd_short) {
+                if (plan.mask != CGROUP_KEEP_ALL || max < n)
                         log_notice("Descriptor limit %llu for %zu managed cgroups: keeping %u "
-                                   "of their files open each, opening the others for each "
-                                   "read%s.", (unsigned long long) rl.rlim_cur, n,
-                                   cgroup_files_fd_cost(keep) - 1,
+                                   "of their files open each (%u for %zu of them), opening the "
+                                   "others for each read%s.", (unsigned long long) rl.rlim_cur,
+                                   n, cgroup_files_fd_cost(plan.mask) - 1,
+                                   cgroup_files_fd_cost(plan.first_mask) - 1, plan.n_first,
                                    max < n ? "; not all fit, raise LimitNOFILE=" : "");
                 if (max < n)
                         log_warning("Managing only %zu of %zu matching cgroups: the descriptor "
                                     "limit (%llu) is too low.", max, n,
                                     (unsigned long long) rl.rlim_cur);
-                d->keep = keep;
                 d->fd_short = max < n;
-                for (size_t i = 0; i < d->n_cgroups; i++)
-                        if (cgroup_files_keep(&d->cgroups[i]->files, keep) == -ENOENT)
-                                d->cgroups[i]->vanished = true;
         }
+        /* Before the new cgroups are opened (with plan.mask): the known ones give back what
+         * the new plan does not leave them. */
+        d->keep = plan;
+        apply_keep_plan(d);
         return max;
 }
 
@@ -371,7 +388,7 @@ static int rescan_take(struct discovery *d, const char *cgroup_root, const struc
         if (!shared)
                 return -ENOMEM;
         if (!cg) {
-                r = cgroup_new(cgroup_root, e->path, e->id, d->keep, &cg);
+                r = cgroup_new(cgroup_root, e->path, e->id, d->keep.mask, &cg);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0) {
@@ -450,6 +467,8 @@ static void rescan_release_unseen(struct discovery *d, struct actuator *a) {
         }
         d->n_cgroups = kept;
         qsort(d->cgroups, d->n_cgroups, sizeof *d->cgroups, cmp_cgroup_id);
+        /* The first n_first by id keep the larger mask: new ones among them open theirs. */
+        apply_keep_plan(d);
         struct cgroup **shrunk = reallocarray(d->cgroups, MAX(d->n_cgroups, (size_t) 1),
                                               sizeof *shrunk);
         if (shrunk)

@@ -34,19 +34,35 @@ unsigned cgroup_files_fd_cost(unsigned keep) {
         return 1 + (unsigned) __builtin_popcount(keep & CGROUP_KEEP_ALL);
 }
 
-unsigned cgroup_files_keep_mask_for(size_t n, uint64_t fd_budget, uint64_t kept_files_budget,
-                                    size_t *ret_max) {
+void cgroup_files_keep_plan_for(size_t n, uint64_t fd_budget, uint64_t kept_files_budget,
+                                struct cgroup_keep_plan *ret, size_t *ret_max) {
         static const unsigned masks[] = { CGROUP_KEEP_ALL, CGROUP_KEEP_HOT, CGROUP_KEEP_NONE };
+        size_t i = 0;
 
         *ret_max = SIZE_MAX;
-        for (size_t i = 0; i < sizeof masks / sizeof masks[0]; i++) {
-                uint64_t files = (uint64_t) __builtin_popcount(masks[i]);
+        for (; i + 1 < ELEMENTSOF(masks); i++)
                 if ((uint64_t) n * cgroup_files_fd_cost(masks[i]) <= fd_budget &&
-                    (uint64_t) n * files <= kept_files_budget)
-                        return masks[i];
+                    (uint64_t) n * (uint64_t) __builtin_popcount(masks[i]) <= kept_files_budget)
+                        break;
+        *ret = (struct cgroup_keep_plan) { .mask = masks[i], .first_mask = masks[i] };
+        uint64_t fds = (uint64_t) n * cgroup_files_fd_cost(masks[i]);
+        if (fds > fd_budget) {
+                /* Not even the directories fit: no room for more. */
+                *ret_max = (size_t) MIN(fd_budget / cgroup_files_fd_cost(CGROUP_KEEP_NONE),
+                                        (uint64_t) SIZE_MAX);
+                return;
         }
-        *ret_max = (size_t) MIN(fd_budget / cgroup_files_fd_cost(CGROUP_KEEP_NONE), (uint64_t) SIZE_MAX);
-        return CGROUP_KEEP_NONE;
+        if (i == 0)
+                return;
+        unsigned up = masks[i - 1];
+        uint64_t files = (uint64_t) n * (uint64_t) __builtin_popcount(masks[i]);
+        uint64_t more_fds = cgroup_files_fd_cost(up) - cgroup_files_fd_cost(masks[i]);
+        uint64_t by_fds = (fd_budget - fds) / more_fds;
+        uint64_t by_files = files >= kept_files_budget ? 0 : (kept_files_budget - files) / more_fds;
+        uint64_t first = MIN(MIN(by_fds, by_files), (uint64_t) n);
+        if (first > 0)
+                *ret = (struct cgroup_keep_plan) { .mask = masks[i], .first_mask = up,
+                                                   .n_first = (size_t) first };
 }
 
 int cgroup_files_keep(struct cgroup_files *f, unsigned keep) {

@@ -20,8 +20,10 @@
 #   meson setup build-rel -Db_sanitize=none -Dbuildtype=release && ninja -C build-rel
 # Every managed cgroup keeps its memory files open: a size needs RLIMIT_NOFILE of 8 per cgroup
 # (its directory and 7 memory files) and 512 more. A size the hard limit does not allow runs under the
-# hard limit and is marked so: the daemon then keeps no file open (it says so) and reopens them
-# each cycle, which costs CPU, not memory; the keep-open reader cannot run there.
+# hard limit and is marked so: the daemon then keeps the directories open, and the three files
+# read every cycle of as many cgroups as the rest of the limit holds (it says so); the others'
+# files are opened for each read, which costs CPU, not memory; the keep-open reader cannot run
+# there.
 # --vm also boots Debian's 7.3 kernel in QEMU (tests/vm/scenarios/bench-scale.sh, under the
 # machine-wide lock) for 1,000 real cgroups each holding a small process and a 10,000-cgroup
 # fixture tree in tmpfs, the daemon and both readers in the same guest; --no-host skips the host.

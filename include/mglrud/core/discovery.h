@@ -24,7 +24,8 @@
 /* Memory files kept open across all managed cgroups. Each one read holds a kernel buffer of at
  * least a page, charged to mglrud's cgroup: 32,768 files are 128 MiB with 4 KiB pages, which
  * keeps every file of 4,681 cgroups open, the three read every cycle of up to 10,922, and beyond
- * that only the directories (the files are then opened for each read, about twice the CPU). */
+ * that only the directories, with the three for as many as the rest holds (the others' files
+ * are then opened for each read, about twice the CPU; cgroup_files_keep_plan_for()). */
 #define MANAGER_KEPT_FILES_MAX 32768
 
 struct discovery {
@@ -32,7 +33,7 @@ struct discovery {
         size_t n_cgroups;
         bool rescan_needed;
         uint64_t last_rescan_usec;
-        unsigned keep;              /* which files each cgroup keeps open (cgroup-files.h) */
+        struct cgroup_keep_plan keep; /* which files each cgroup keeps open (cgroup-files.h) */
         bool fd_short;              /* the descriptor limit does not fit every cgroup */
         struct attribute_notes attribute_notes; /* whose refused xattrs were logged */
         /* The cgroups' effective policies, one copy of each (policy-pool.h): replaced at each

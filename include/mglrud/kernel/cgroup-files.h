@@ -64,14 +64,31 @@ struct cgroup_files {
 /* Returns the descriptors a cgroup_files holds with keep mask keep. */
 unsigned cgroup_files_fd_cost(unsigned keep);
 
-/* Returns the largest keep mask (all files, the hot ones, none) under which n cgroups fit both
- * budgets: fd_budget descriptors (a cgroup holds cgroup_files_fd_cost() of them) and
- * kept_files_budget memory files held open. The second bounds kernel memory: a kernfs file that
- * was read keeps its seq_file buffer, at least a page, until it is closed (measured on 7.3: 26 KiB
- * per cgroup with all nine open, 3 KiB with the directory alone). *ret_max is how many cgroups
- * fit at all (SIZE_MAX: all of them; only the descriptors can run out). */
-unsigned cgroup_files_keep_mask_for(size_t n, uint64_t fd_budget, uint64_t kept_files_budget,
-                                    size_t *ret_max);
+/* Which files n managed cgroups keep open: every one keeps mask, and the first n_first (in the
+ * manager's order) first_mask, the next mask up, with the descriptors left over. A limit that
+ * does not fit every cgroup's hot files then still keeps them for as many as it fits, and only
+ * the others open their files for each read. */
+struct cgroup_keep_plan {
+        unsigned mask;
+        unsigned first_mask;            /* == mask when n_first is 0 */
+        size_t n_first;
+};
+
+/* Returns the keep mask of the i-th of the cgroups that plan p is for. */
+static inline unsigned cgroup_keep_plan_mask(const struct cgroup_keep_plan *p, size_t i) {
+        return i < p->n_first ? p->first_mask : p->mask;
+}
+
+/* Fills *ret with the plan under which n cgroups fit both budgets: fd_budget descriptors (a
+ * cgroup holds cgroup_files_fd_cost() of them) and kept_files_budget memory files held open.
+ * Its mask is the largest of all files, the hot ones and none that every cgroup fits; the next
+ * one up goes to as many as the rest of both budgets allows. The second budget bounds kernel
+ * memory: a kernfs file that was read keeps its seq_file buffer, at least a page, until it is
+ * closed (measured on 7.3: 26 KiB per cgroup with all nine open, 3 KiB with the directory
+ * alone). *ret_max is how many cgroups fit at all (SIZE_MAX: all of them; only the descriptors
+ * can run out). */
+void cgroup_files_keep_plan_for(size_t n, uint64_t fd_budget, uint64_t kept_files_budget,
+                                struct cgroup_keep_plan *ret, size_t *ret_max);
 
 /* Opens the cgroup directory root/path, checks that it is still the cgroup with inode id, notes
  * which memory files it has and keeps those in the keep mask open. Returns 0, -ENOENT when it

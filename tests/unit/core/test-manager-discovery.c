@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -33,6 +34,7 @@ struct tree {
         struct manager_tree p;      /* the temporary directory: cgroup/, proc/, mglrud.conf */
         struct manager m;
         uint64_t now;
+        struct rlimit nofile;       /* the descriptor limit at setup, restored at teardown */
 };
 
 /* Makes the cgroup directory rel: with the memory files of a small idle cgroup, or none (no
@@ -106,6 +108,7 @@ static int tree_setup(void **state) {
                 .proc_root = t->p.proc_root,
                 .dry_run = true,
         };
+        assert_int_equal(getrlimit(RLIMIT_NOFILE, &t->nofile), 0);
         manager_init(&t->m, &o, t->p.conf, t->p.dropins);
         manager_set_report(&t->m, (struct report_sink) { .action = no_action,
                                                    .advice = no_advice });
@@ -119,6 +122,7 @@ static int tree_setup(void **state) {
 
 static int tree_teardown(void **state) {
         struct tree *t = *state;
+        assert_int_equal(setrlimit(RLIMIT_NOFILE, &t->nofile), 0);
         manager_done(&t->m);
         assert_int_equal(rm_tree(t->p.dir), 0);
         free(t);
@@ -220,6 +224,36 @@ static void test_written_limit_is_read_again(void **state) {
         assert_int_equal(a->files.min, 2097152);
 }
 
+/* Under a descriptor limit that does not fit every cgroup's files, the first cgroups by id keep
+ * the larger mask with what is left over, the others the smaller one; a rescan moves the
+ * larger one with the order. Limit 36: 18 for the cgroups (the other half the reserve), the hot
+ * three of the three that match (12: /apps/nomem counts until its open fails), and the 6 left
+ * give the first all seven (4 more). With one gone, all seven fit for both that match. */
+static void test_descriptors_left_over_go_to_the_first(void **state) {
+        struct tree *t = *state;
+        struct rlimit rl = { .rlim_cur = 36, .rlim_max = t->nofile.rlim_max };
+        assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+        cycle(t, 0);
+
+        size_t n;
+        struct cgroup *const *cgs = manager_cgroups(&t->m, &n);
+        assert_int_equal(n, 2);
+        assert_true(cgs[0]->files.fds[CGROUP_FILE_STAT] >= 0);
+        assert_true(cgs[0]->files.fds[CGROUP_FILE_MIN] >= 0);   /* all seven */
+        assert_true(cgs[1]->files.fds[CGROUP_FILE_STAT] >= 0);  /* the hot three */
+        assert_true(cgs[1]->files.fds[CGROUP_FILE_CURRENT] >= 0);
+        assert_int_equal(cgs[1]->files.fds[CGROUP_FILE_MIN], -1);
+
+        /* The first goes: the one left is first now, and keeps all seven. */
+        const struct cgroup *second = cgs[1];
+        remove_cgroup(t, cgs[0] == managed(t, "/apps/a") ? "/apps/a" : "/apps/b");
+        cycle(t, USEC_PER_SEC);
+        cgs = manager_cgroups(&t->m, &n);
+        assert_int_equal(n, 1);
+        assert_ptr_equal(cgs[0], second);
+        assert_true(cgs[0]->files.fds[CGROUP_FILE_MIN] >= 0);
+}
+
 /* The periodic rescan finds what inotify did not tell: with the queue drained (a cycle right
  * after the change is not due), a removal and a creation still show a minute later. */
 static void test_periodic_rescan(void **state) {
@@ -302,6 +336,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_periodic_rescan, tree_setup, tree_teardown),
                 cmocka_unit_test_setup_teardown(test_written_limit_is_read_again, tree_setup,
                                                 tree_teardown),
+                cmocka_unit_test_setup_teardown(test_descriptors_left_over_go_to_the_first,
+                                                tree_setup, tree_teardown),
                 cmocka_unit_test_setup_teardown(test_rename, tree_setup, tree_teardown),
                 cmocka_unit_test_setup_teardown(test_unmanaged_child_is_covered, tree_setup,
                                                 tree_teardown),

@@ -137,29 +137,86 @@ static void test_vanished_and_errors(void **state) {
         assert_int_equal(g.n, 0);
 }
 
-/* The keep mask fits both budgets: descriptors and files held open (kernel buffers). */
-static void test_keep_mask_for(void **state) {
+/* Returns the plan for n cgroups under fd_budget and kept_files_budget, with how many fit in
+ * *ret_max. */
+static struct cgroup_keep_plan plan_for(size_t n, uint64_t fd_budget, uint64_t kept_files_budget,
+                                        size_t *ret_max) {
+        struct cgroup_keep_plan p;
+        cgroup_files_keep_plan_for(n, fd_budget, kept_files_budget, &p, ret_max);
+        return p;
+}
+
+/* Returns the descriptors the plan p for n cgroups holds (the directories included). */
+static uint64_t plan_fds(const struct cgroup_keep_plan *p, size_t n) {
+        uint64_t fds = 0;
+        for (size_t i = 0; i < n; i++)
+                fds += cgroup_files_fd_cost(cgroup_keep_plan_mask(p, i));
+        return fds;
+}
+
+/* The plan fits both budgets, descriptors and files held open (kernel buffers): the largest
+ * mask every cgroup fits, and the next one up for as many as the rest allows. */
+static void test_keep_plan_for(void **state) {
         (void) state;
         size_t max;
+        struct cgroup_keep_plan p;
         const unsigned all = cgroup_files_fd_cost(CGROUP_KEEP_ALL) - 1; /* seven files */
+        const unsigned hot = cgroup_files_fd_cost(CGROUP_KEEP_HOT) - 1; /* three */
 
-        assert_int_equal(cgroup_files_keep_mask_for(100, UINT64_MAX, 32768, &max), CGROUP_KEEP_ALL);
+        p = plan_for(100, UINT64_MAX, 32768, &max);
+        assert_int_equal(p.mask, CGROUP_KEEP_ALL);
+        assert_int_equal(p.n_first, 0);
         assert_int_equal(max, SIZE_MAX);
-        /* 10,000 cgroups: descriptors to spare, but all seven files would be 70,000 buffers. */
-        assert_int_equal(cgroup_files_keep_mask_for(10000, UINT64_MAX, 32768, &max), CGROUP_KEEP_HOT);
+        /* 10,000 cgroups: descriptors to spare, but all seven files would be 70,000 buffers;
+         * the hot three are 30,000, and the 2,768 buffers left give 692 cgroups all seven. */
+        p = plan_for(10000, UINT64_MAX, 32768, &max);
+        assert_int_equal(p.mask, CGROUP_KEEP_HOT);
+        assert_int_equal(p.first_mask, CGROUP_KEEP_ALL);
+        assert_int_equal(p.n_first, (32768 - 10000 * hot) / (all - hot));
         assert_int_equal(max, SIZE_MAX);
-        assert_int_equal(cgroup_files_keep_mask_for(32768 / all, UINT64_MAX, 32768, &max),
-                         CGROUP_KEEP_ALL);
-        assert_int_equal(cgroup_files_keep_mask_for(32768 / all + 1, UINT64_MAX, 32768, &max),
-                         CGROUP_KEEP_HOT);
-        assert_int_equal(cgroup_files_keep_mask_for(20000, UINT64_MAX, 32768, &max), CGROUP_KEEP_NONE);
+        p = plan_for(32768 / all, UINT64_MAX, 32768, &max);
+        assert_int_equal(p.mask, CGROUP_KEEP_ALL);
+        p = plan_for(32768 / all + 1, UINT64_MAX, 32768, &max);
+        assert_int_equal(p.mask, CGROUP_KEEP_HOT);
+        assert_int_equal(p.n_first, (32768 - (32768 / all + 1) * hot) / (all - hot));
+        /* 20,000: the hot files of all would be 60,000 buffers: none each, the hot three for
+         * as many as 32,768 buffers hold. */
+        p = plan_for(20000, UINT64_MAX, 32768, &max);
+        assert_int_equal(p.mask, CGROUP_KEEP_NONE);
+        assert_int_equal(p.first_mask, CGROUP_KEEP_HOT);
+        assert_int_equal(p.n_first, 32768 / hot);
         assert_int_equal(max, SIZE_MAX);
-        /* The descriptor limit alone: 400 cgroups under 512 descriptors keep the directory. */
-        assert_int_equal(cgroup_files_keep_mask_for(400, 512, 32768, &max), CGROUP_KEEP_NONE);
+        /* 10,000 under this host's limit (20,000 - 512): the directories, and the hot files of
+         * as many as the 9,488 descriptors left hold, within the budget to the last one. */
+        p = plan_for(10000, 19488, 32768, &max);
+        assert_int_equal(p.mask, CGROUP_KEEP_NONE);
+        assert_int_equal(p.first_mask, CGROUP_KEEP_HOT);
+        assert_int_equal(p.n_first, 9488 / hot);
+        assert_true(plan_fds(&p, 10000) <= 19488);
+        assert_true(plan_fds(&p, 10000) + hot > 19488);
         assert_int_equal(max, SIZE_MAX);
-        assert_int_equal(cgroup_files_keep_mask_for(400, 1600, 32768, &max), CGROUP_KEEP_HOT);
-        assert_int_equal(cgroup_files_keep_mask_for(600, 512, 32768, &max), CGROUP_KEEP_NONE);
+        /* The descriptor limit alone: 400 cgroups under 512 descriptors keep the directory,
+         * and 37 of them their hot files too. */
+        p = plan_for(400, 512, 32768, &max);
+        assert_int_equal(p.mask, CGROUP_KEEP_NONE);
+        assert_int_equal(p.n_first, (512 - 400) / hot);
+        assert_int_equal(max, SIZE_MAX);
+        p = plan_for(400, 1600, 32768, &max);
+        assert_int_equal(p.mask, CGROUP_KEEP_HOT);
+        assert_int_equal(p.n_first, 0); /* 1,600 is 4 a cgroup: nothing left over */
+        assert_int_equal(plan_fds(&p, 400), 1600);
+        p = plan_for(400, 2000, 32768, &max);
+        assert_int_equal(p.n_first, (2000 - 400 * (hot + 1)) / (all - hot));
+        assert_true(plan_fds(&p, 400) <= 2000);
+        /* Not even the directories fit: none more, and only 512 managed. */
+        p = plan_for(600, 512, 32768, &max);
+        assert_int_equal(p.mask, CGROUP_KEEP_NONE);
+        assert_int_equal(p.n_first, 0);
         assert_int_equal(max, 512);
+        /* Both budgets at once: descriptors to spare, files not. */
+        p = plan_for(1000, UINT64_MAX, 3000 + 8, &max);
+        assert_int_equal(p.mask, CGROUP_KEEP_HOT);
+        assert_int_equal(p.n_first, 8 / (all - hot));
 }
 
 static void put(const char *dir, const char *name, const char *text) {
@@ -299,7 +356,7 @@ int main(void) {
                 cmocka_unit_test(test_read_high_max),
                 cmocka_unit_test(test_walk_tree),
                 cmocka_unit_test(test_vanished_and_errors),
-                cmocka_unit_test(test_keep_mask_for),
+                cmocka_unit_test(test_keep_plan_for),
                 cmocka_unit_test(test_read_skips_unused_files),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
