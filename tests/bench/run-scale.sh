@@ -108,8 +108,8 @@ if [ "$REPORT_ONLY" = 0 ] && [ "$HOST" = 1 ]; then
 		mkdir -p "$d" "$OUT/run-$n"
 		rm -f "$d/skipped" "$d/limited"
 		if ! fits "$n"; then
-			echo "run-scale: $n cgroups need $(nofile "$n") descriptors, the hard limit is $(ulimit -Hn): files reopened each cycle" >&2
-			echo "RLIMIT_NOFILE $(ulimit -Hn) < $(nofile "$n"): files reopened" > "$d/limited"
+			echo "run-scale: $n cgroups need $(nofile "$n") descriptors, the hard limit is $(ulimit -Hn): the files that do not fit are reopened each cycle" >&2
+			echo "RLIMIT_NOFILE $(ulimit -Hn) < $(nofile "$n"): files partly reopened" > "$d/limited"
 		fi
 		[ -d "$OUT/tree-$n" ] || { echo "run-scale: building the tree of $n cgroups" >&2
 			"$MKTREE" --capture "$ROOT/tests/fixtures/kernel-7.3" --cgroups "$n" --out "$OUT/tree-$n"; }
