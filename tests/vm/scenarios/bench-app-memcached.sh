@@ -16,7 +16,10 @@
 # Args: variant=none|active|damon, duration (s, default 240), keys (default 280000), value (bytes,
 #       default 1000), zipf (default 0.99), interval (daemon, default 2s), mincold/maxcold
 #       (active, default 20s/2min), minage (damon, s, default 30), limit (0|1, default 1 for none),
-#       at (idle-limit offsets, default 20,60,120), depth (default 16).
+#       at (idle-limit offsets, default 20,60,120), depth (default 16), lrugen_caps (written to
+#       /sys/kernel/mm/lru_gen/enabled before the run, e.g. 0x0003: the ageing walk then looks
+#       at every PTE table instead of skipping those whose non-leaf PMD entry was not accessed;
+#       default: the kernel's, 0x0007).
 # Output: result keys app_* (parsed by tests/bench/run-bench.sh app-memcached), the client's log,
 # a 5 s series, the daemon's log or DAMON's parameters, idle-limit's output.
 DEB=/mglrud/mglrud.deb
@@ -29,6 +32,7 @@ MINAGE="${MGLRUD_ARG_minage:-30}"
 AT="${MGLRUD_ARG_at:-20,60,120}"
 DEPTH="${MGLRUD_ARG_depth:-16}"
 LIMIT="${MGLRUD_ARG_limit:-}"
+CAPS="${MGLRUD_ARG_lrugen_caps:-}"
 [ -n "$LIMIT" ] || { [ "$V" = none ] && LIMIT=1 || LIMIT=0; }
 UNIT=memcached-bench.service
 CG="bench.slice/$UNIT"
@@ -80,6 +84,10 @@ MC_PID=$(systemctl show -p MainPID --value "$UNIT")
 n=$(nproc)
 [ "$n" -lt 2 ] || taskset -p "$(printf '%x' $(( (1 << n) - 2 )))" $$ > /dev/null
 result app_cpus "$n"
+if [ -n "$CAPS" ]; then
+	echo "$CAPS" > /sys/kernel/mm/lru_gen/enabled || fail "cannot write $CAPS to lru_gen/enabled"
+fi
+result app_lrugen_enabled "$(cat /sys/kernel/mm/lru_gen/enabled)"
 mc-zipf --keys "$KEYS" --value-size "$VSIZE" --zipf "$ZIPF" --duration "$DUR" --depth "$DEPTH" --report 5 > /tmp/mc.log 2>&1 &
 CL_PID=$!
 wait_event /tmp/mc.log ready 600 || fail "mc-zipf did not fill memcached: $(tail -n 3 /tmp/mc.log)"
