@@ -286,12 +286,12 @@ static void keep_plan(size_t n, struct cgroup_keep_plan *ret, size_t *ret_max) {
 }
 
 /* Opens or closes the managed cgroups' files to d->keep by their place in d->cgroups: first
- * the closes (the cgroups past n_first), then the opens, so that the descriptors in use never
- * exceed the plan's. A cgroup found gone is marked vanished. */
-static void apply_keep_plan(struct discovery *d) {
+ * the closes (the cgroups past n_first), then, when opens is true, the opens, so that the
+ * descriptors in use never exceed the plan's. A cgroup found gone is marked vanished. */
+static void apply_keep_plan(struct discovery *d, bool opens) {
         /* The plan is for the cgroups a rescan takes: there may be fewer now. */
         size_t first = MIN(d->keep.n_first, d->n_cgroups);
-        for (int pass = 0; pass < 2; pass++)
+        for (int pass = 0; pass < (opens ? 2 : 1); pass++)
                 for (size_t i = pass ? 0 : first; i < (pass ? first : d->n_cgroups); i++)
                         if (cgroup_files_keep(&d->cgroups[i]->files,
                                               cgroup_keep_plan_mask(&d->keep, i)) == -ENOENT)
@@ -324,9 +324,10 @@ static size_t fit_descriptors(struct discovery *d, size_t n) {
                 d->fd_short = max < n;
         }
         /* Before the new cgroups are opened (with plan.mask): the known ones give back what
-         * the new plan does not leave them. */
+         * the new plan does not leave them. The opens wait for the sort (places move with the
+         * new cgroups): opened here, some would be closed again there. */
         d->keep = plan;
-        apply_keep_plan(d);
+        apply_keep_plan(d, false);
         return max;
 }
 
@@ -468,7 +469,7 @@ static void rescan_release_unseen(struct discovery *d, struct actuator *a) {
         d->n_cgroups = kept;
         qsort(d->cgroups, d->n_cgroups, sizeof *d->cgroups, cmp_cgroup_id);
         /* The first n_first by id keep the larger mask: new ones among them open theirs. */
-        apply_keep_plan(d);
+        apply_keep_plan(d, true);
         struct cgroup **shrunk = reallocarray(d->cgroups, MAX(d->n_cgroups, (size_t) 1),
                                               sizeof *shrunk);
         if (shrunk)

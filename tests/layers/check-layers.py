@@ -66,18 +66,6 @@ def report(errors, summary):
     return 1 if errors else 0
 
 
-def nm(args, lib):
-    """The symbol names of the nm listing (the last field of each symbol line)."""
-    out = subprocess.run(["nm", *args, lib], check=True, capture_output=True, text=True).stdout
-    names = set()
-    for line in out.splitlines():
-        fields = line.split()
-        # "file.o:" headers and blank lines between members have no symbol type
-        if len(fields) >= 2 and len(fields[-2]) == 1:
-            names.add(fields[-1])
-    return names
-
-
 def nm_members(args, lib):
     """{member object: symbol names} of the nm listing of a static library."""
     out = subprocess.run(["nm", *args, lib], check=True, capture_output=True, text=True).stdout
@@ -132,6 +120,11 @@ def circles(graph):
                 if len(component) > 1:
                     found.append(sorted(component))
     return found
+
+
+def nm(args, lib):
+    """The symbol names of the nm listing of a static library, all members together."""
+    return set().union(*nm_members(args, lib).values())
 
 
 def check_units(args):

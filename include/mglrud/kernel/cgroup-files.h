@@ -3,9 +3,10 @@
  * memory.current/min/max and memory.swap.current/max (memory.low is not read: no controller uses
  * it, and each file read costs every cgroup a syscall per cycle; memory.high only for the
  * cgroups that keep headroom under it, cgroup_files_read_high_max(); memory.min and
- * memory.swap.max are kept between reads until they are written, cgroup_files_forget_limits()). The directory stays open (it
- * identifies the cgroup: writes go through it); the files are kept open for per-cycle preads as
- * far as the descriptor budget allows (a keep mask), the others are opened for each read. */
+ * memory.swap.max are kept between reads until they are written, cgroup_files_forget_limits()).
+ * The directory stays open (it identifies the cgroup: writes go through it); the files are kept
+ * open for per-cycle preads as far as the descriptor budget allows (a keep plan), the others
+ * are opened for each read. */
 #pragma once
 
 #include <stdbool.h>
