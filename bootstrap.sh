@@ -84,12 +84,16 @@ run_libfuzzer() {
                 CC=clang meson setup "$fbuild" "$here" -Dlibfuzzer=true -Db_sanitize=address,undefined \
                         -Dvm_tests=false -Dbpf=disabled >/dev/null
         ninja -C "$fbuild" libfuzzer >/dev/null || ninja -C "$fbuild" libfuzzer
-        meson test -C "$fbuild" --no-rebuild --suite libfuzzer --num-processes 2 --verbose
+        meson test -C "$fbuild" --no-rebuild --suite libfuzzer --num-processes 2 --verbose \
+                --logbase libfuzzer
 }
 
 run_tests() {
         local log=$build/meson-test-output.txt vlog=$build/meson-valgrind-output.txt rc=0
         local flog=$build/meson-libfuzzer-output.txt
+        # no verdicts of an earlier run in the failure list below
+        rm -f "$build/meson-logs/main.json" "$build-valgrind/meson-logs/memcheck.json" \
+                "$build-valgrind/meson-logs/valgrind-daemon.json" "$build-libfuzzer/meson-logs/libfuzzer.json"
 
         # The Debian package, built out of tree in $build-deb (tests off) and checked by lintian:
         # one test in the totals. The service-systemd VM scenario installs this .deb.
@@ -108,7 +112,7 @@ run_tests() {
         # engines-systemd (suite vm-engines, its own ~1 GB image, ~17 min) and the measurements of
         # suite vm-bench (idle-limit, headroom-high) are run by hand.
         meson test -C "$build" --print-errorlogs --num-processes 2 --no-suite vm-engines \
-                --no-suite vm-bench 2>&1 |
+                --no-suite vm-bench --logbase main 2>&1 |
                 tee "$log" || rc=$?
 
         # valgrind cannot run ASan binaries: the compiled tests and the daemon are checked again
@@ -120,8 +124,9 @@ run_tests() {
                 meson setup "$vbuild" "$here" -Db_sanitize=none -Dvm_tests=false >/dev/null
         ninja -C "$vbuild" >/dev/null || ninja -C "$vbuild"
         meson test -C "$vbuild" --print-errorlogs --num-processes 2 --suite memcheck \
-                --wrap "$vgcmd" >"$vlog" 2>&1 || rc=1
-        meson test -C "$vbuild" --print-errorlogs --suite valgrind-daemon >>"$vlog" 2>&1 || rc=1
+                --wrap "$vgcmd" --logbase memcheck >"$vlog" 2>&1 || rc=1
+        meson test -C "$vbuild" --print-errorlogs --suite valgrind-daemon --logbase valgrind-daemon \
+                >>"$vlog" 2>&1 || rc=1
         cat "$vlog"
 
         local frc=0
@@ -139,6 +144,11 @@ run_tests() {
                 rc=1
                 [ "${f[1]}" -gt 0 ] || f[1]=1
         fi
+        # The failures again, next to the totals, each with the end of its output: a long log is
+        # often read from its end only.
+        "$here/tests/tree/failed-tests.py" --tail 25 "$build/meson-logs/main.json" \
+                "$vbuild/meson-logs/memcheck.json" "$vbuild/meson-logs/valgrind-daemon.json" \
+                "$build-libfuzzer/meson-logs/libfuzzer.json"
         echo "skipped: $(( a[2] + b[2] + f[2] ))"
         echo "$(( a[0] + b[0] + f[0] + pkg[0] )) passed, $(( a[1] + b[1] + f[1] + pkg[1] )) failed"
         return $rc
