@@ -3,7 +3,8 @@
  * beside it: which cgroup ids the BPF program is told to watch (crossings) and to track
  * (insertions), the list of cgroups run again soon, crossings of cgroups the fast path does not
  * act on left out of the table, turning it off, and the latency of finished drops in their
- * buckets. Drops themselves are test-stream-drops.c's and test-stream-protection.c's. */
+ * buckets. Drops themselves are test-stream-drops.c's, test-stream-protection.c's and
+ * test-stream-fast-drops.c's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
