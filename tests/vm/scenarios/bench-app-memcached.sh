@@ -19,7 +19,10 @@
 #       at (idle-limit offsets, default 20,60,120), depth (default 16), lrugen_caps (written to
 #       /sys/kernel/mm/lru_gen/enabled before the run, e.g. 0x0003: the ageing walk then looks
 #       at every PTE table instead of skipping those whose non-leaf PMD entry was not accessed;
-#       default: the kernel's, 0x0007).
+#       default: the kernel's, 0x0007), visitor (ms, default off: a shell on memcached's CPU
+#       that wakes every visitor ms; each switch between it and memcached loads another page
+#       table, which flushes that CPU's TLB: accesses set the PTEs' accessed bits again that a
+#       still-cached translation would not).
 # Output: result keys app_* (parsed by tests/bench/run-bench.sh app-memcached), the client's log,
 # a 5 s series, the daemon's log or DAMON's parameters, idle-limit's output.
 DEB=/mglrud/mglrud.deb
@@ -33,6 +36,7 @@ AT="${MGLRUD_ARG_at:-20,60,120}"
 DEPTH="${MGLRUD_ARG_depth:-16}"
 LIMIT="${MGLRUD_ARG_limit:-}"
 CAPS="${MGLRUD_ARG_lrugen_caps:-}"
+VISITOR="${MGLRUD_ARG_visitor:-}"
 [ -n "$LIMIT" ] || { [ "$V" = none ] && LIMIT=1 || LIMIT=0; }
 UNIT=memcached-bench.service
 CG="bench.slice/$UNIT"
@@ -88,6 +92,12 @@ if [ -n "$CAPS" ]; then
 	echo "$CAPS" > /sys/kernel/mm/lru_gen/enabled || fail "cannot write $CAPS to lru_gen/enabled"
 fi
 result app_lrugen_enabled "$(cat /sys/kernel/mm/lru_gen/enabled)"
+VIS_PID=
+if [ -n "$VISITOR" ]; then
+	taskset -c 0 sh -c "while :; do sleep $(awk -v m="$VISITOR" 'BEGIN { printf "%.3f", m / 1000 }'); done" &
+	VIS_PID=$!
+fi
+result app_visitor_ms "${VISITOR:-0}"
 mc-zipf --keys "$KEYS" --value-size "$VSIZE" --zipf "$ZIPF" --duration "$DUR" --depth "$DEPTH" --report 5 > /tmp/mc.log 2>&1 &
 CL_PID=$!
 wait_event /tmp/mc.log ready 600 || fail "mc-zipf did not fill memcached: $(tail -n 3 /tmp/mc.log)"
@@ -120,6 +130,7 @@ while kill -0 "$CL_PID" 2>/dev/null; do
 	sleep 5
 done
 wait "$CL_PID"; crc=$?
+[ -z "$VIS_PID" ] || kill "$VIS_PID"
 cur1=$(cg_read "$CG" memory.current)
 refa1=$(cg_stat "$CG" workingset_refault_anon)
 out1=$(vmstat_get pswpout) in1=$(vmstat_get pswpin)
