@@ -30,6 +30,14 @@
  * from a 2 s cycle to a per-minute rate looks like a storm (6 refaults raised T in the S1
  * benchmark and stalled eviction). 256 pages = 1 MiB. */
 #define POLICY_REFAULT_MIN_PAGES 256
+/* ... but they are not forgotten: each cycle's refaults add to a window of at most this long,
+ * judged whole (its share per minute of the working set against RefaultTarget) once it holds
+ * POLICY_REFAULT_MIN_PAGES. Without it a steady refault rate under 256 pages a cycle never
+ * raised T however far above target it was, and the shorter the interval the blinder: memcached
+ * at Interval=2s got 13 refaults a second back (0.95% of its memory a minute, target 0.2%) and
+ * T stayed until a stall raised it (issue 24, tests/bench/RESULTS.md). 60 s: refaults of
+ * pages evicted at T come within a few T of the eviction. */
+#define POLICY_REFAULT_WINDOW_USEC (60ULL * 1000000ULL)
 /* Agings of a newly seen lruvec at a shorter cadence (tiering.c: calibration_cadence). */
 #define POLICY_CALIBRATION_AGINGS 2
 /* "Quiet" means refaults and PSI at most a quarter of their targets. */

@@ -180,6 +180,10 @@ struct policy_state {
         uint64_t last_error_usec;
         unsigned quiet_cycles;       /* consecutive cycles with few refaults and no pressure */
         unsigned raise_hold;         /* cycles left before T may be raised again */
+        /* Refaults summed over the cycles since the window began (tiering_adapt): a steady
+         * trickle too thin for one cycle still raises T once the window holds enough. */
+        uint64_t refault_window_pages;
+        uint64_t refault_window_usec;
         unsigned backoff_cycles;     /* cycles left to skip after errors */
         unsigned error_streak;       /* consecutive failed cycles (backoff = 2^(streak-1)) */
         unsigned stall_hold;         /* decisions left to skip after a pressure trigger */

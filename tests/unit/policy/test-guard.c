@@ -197,6 +197,43 @@ static void test_quiet_lowers_t(void **unused) {
         assert_int_equal(f.s.quiet_cycles, 0);
 }
 
+/* A steady trickle of refaults, each cycle under POLICY_REFAULT_MIN_PAGES: summed over the
+ * cycles, above RefaultTarget it raises T once the sum reaches 256 pages, below it never. */
+static void test_refault_trickle(void **unused) {
+        struct fixture f;
+        struct decision d;
+        /* 1 GiB = 262144 pages, target 524 pages/min: 100 pages in 10 s = 600/min (over),
+         * 80 = 480/min (under), 20 = 120/min (under). In 16 MiB (target 8 pages/min) 20 pages
+         * in 10 s are far over target but only 120 in a 60 s window: below 256, noise. */
+        static const struct {
+                uint64_t per_cycle, current;
+                int raised_at; /* cycle that raises T (-1: none in 14) */
+        } cases[] = { { 100, 0, 2 }, { 80, 0, -1 }, { 20, 0, -1 }, { 20, 16ULL << 20, -1 } };
+
+        for (size_t c = 0; c < ELEMENTSOF(cases); c++) {
+                setup(&f);
+                uint64_t total = 0;
+                for (int i = 0; i < 14; i++) {
+                        if (i > 0)
+                                step(&f);
+                        if (cases[c].current)
+                                f.cur.limits.current = cases[c].current;
+                        total += cases[c].per_cycle;
+                        stat_set(&f.cur.stat, MEMSTAT_WORKINGSET_REFAULT_ANON, total);
+                        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+                        if (cases[c].raised_at < 0 || i < cases[c].raised_at) {
+                                assert_false(d.flags & DECISION_FLAG_T_RAISED);
+                                assert_int_equal(f.s.cold_age_usec, 240 * SEC);
+                        } else if (i == cases[c].raised_at) {
+                                assert_true(d.flags & DECISION_FLAG_REFAULTS);
+                                assert_true(d.flags & DECISION_FLAG_T_RAISED);
+                                assert_int_equal(f.s.cold_age_usec, 360 * SEC);
+                                assert_int_equal(f.s.t_floor_usec, 360 * SEC);
+                        }
+                }
+        }
+}
+
 /* Refaults raise T and make the raised T a floor for POLICY_T_FLOOR_HOLD_USEC (10 min): quiet
  * periods do not lower it back into the reuse period that refaulted, until the hold ends. */
 static void test_refault_floor(void **unused) {
@@ -585,6 +622,7 @@ int main(void) {
                 cmocka_unit_test(test_pressure),
                 cmocka_unit_test(test_refault_burst),
                 cmocka_unit_test(test_few_refaults_do_not_raise),
+                cmocka_unit_test(test_refault_trickle),
                 cmocka_unit_test(test_quiet_lowers_t),
                 cmocka_unit_test(test_refault_floor),
                 cmocka_unit_test(test_host_guard),

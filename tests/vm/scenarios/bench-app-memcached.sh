@@ -22,7 +22,9 @@
 #       default: the kernel's, 0x0007), visitor (ms, default off: a shell on memcached's CPU
 #       that wakes every visitor ms; each switch between it and memcached loads another page
 #       table, which flushes that CPU's TLB: accesses set the PTEs' accessed bits again that a
-#       still-cached translation would not).
+#       still-cached translation would not), lrugen_dump (0|1, default 0: memcached's memcg
+#       section of lru_gen_full every 10 s into lru_gen_full.series, with the walks' counts of
+#       page table entries looked at (T) and found young (Y) under the youngest generation).
 # Output: result keys app_* (parsed by tests/bench/run-bench.sh app-memcached), the client's log,
 # a 5 s series, the daemon's log or DAMON's parameters, idle-limit's output.
 DEB=/mglrud/mglrud.deb
@@ -37,6 +39,7 @@ DEPTH="${MGLRUD_ARG_depth:-16}"
 LIMIT="${MGLRUD_ARG_limit:-}"
 CAPS="${MGLRUD_ARG_lrugen_caps:-}"
 VISITOR="${MGLRUD_ARG_visitor:-}"
+LRUGEN_DUMP="${MGLRUD_ARG_lrugen_dump:-0}"
 [ -n "$LIMIT" ] || { [ "$V" = none ] && LIMIT=1 || LIMIT=0; }
 UNIT=memcached-bench.service
 CG="bench.slice/$UNIT"
@@ -126,6 +129,10 @@ fi
 # Series every 5 s: t memory.current memory.swap.current workingset_refault_anon pswpout pswpin
 : > /tmp/series
 while kill -0 "$CL_PID" 2>/dev/null; do
+	if [ "$LRUGEN_DUMP" = 1 ] && [ $(( ($(date +%s) - t0) % 10 )) -lt 5 ]; then
+		{ echo "t=$(( $(date +%s) - t0 ))"
+		  awk -v cg="/$CG" '/^memcg/ { on = ($3 == cg) } on' /sys/kernel/debug/lru_gen_full; } >> /tmp/lrugen.series
+	fi
 	echo "$(( $(date +%s) - t0 )) $(cg_read "$CG" memory.current) $(cg_read "$CG" memory.swap.current) $(cg_stat "$CG" workingset_refault_anon) $(vmstat_get pswpout) $(vmstat_get pswpin)" >> /tmp/series
 	sleep 5
 done
@@ -149,6 +156,7 @@ if [ "$V" = damon ]; then
 fi
 result_file mc.log /tmp/mc.log
 result_file series /tmp/series
+[ "$LRUGEN_DUMP" != 1 ] || result_file lru_gen_full.series /tmp/lrugen.series
 [ "$crc" = 0 ] || fail "mc-zipf exited $crc: $(tail -n 3 /tmp/mc.log)"
 
 result app_variant "$V"
