@@ -8,6 +8,12 @@
 #   none    the kernel alone (limit=1, the default here: tests/bench/idle-limit on memcached from
 #           the start of the timed phase, idle for 20/60/120 s; it clears the accessed bits once)
 #   active  mglrud from the package, Mode=active on the service, MinColdAge/MaxColdAge
+#   walks   no controller: the scenario writes an ageing command for memcached's memcg every
+#           walk_every seconds (default 15), as mglrud does ("+ ID 0 MAX_SEQ") in the first half
+#           of the run and with the 4th and 5th fields given ("+ ID 0 MAX_SEQ 100 1":
+#           swappiness 100, force_scan 1) in the second; lru_gen_full after each walk goes to
+#           lru_gen_full.series and the walks' page tables looked at (F) and PTEs found young (Y)
+#           per walk to the result keys app_walk_*
 #   damon   the kernel's DAMON_RECLAIM: DAMON_STAT off first (or enabling fails with EIO),
 #           min_age = minage, watermarks opened (high 1000, mid 999, low 0: it runs at any free
 #           memory), the rest its defaults (the whole physical address space, quota 10 ms or
@@ -40,11 +46,12 @@ LIMIT="${MGLRUD_ARG_limit:-}"
 CAPS="${MGLRUD_ARG_lrugen_caps:-}"
 VISITOR="${MGLRUD_ARG_visitor:-}"
 LRUGEN_DUMP="${MGLRUD_ARG_lrugen_dump:-0}"
+WALK_EVERY="${MGLRUD_ARG_walk_every:-15}"
 [ -n "$LIMIT" ] || { [ "$V" = none ] && LIMIT=1 || LIMIT=0; }
 UNIT=memcached-bench.service
 CG="bench.slice/$UNIT"
 DAMON=/sys/module/damon_reclaim/parameters
-case "$V" in none|active|damon) ;; *) fail "unknown variant $V" ;; esac
+case "$V" in none|active|damon|walks) ;; *) fail "unknown variant $V" ;; esac
 [ "$(cat /proc/1/comm)" = systemd ] || fail "PID 1 is not systemd (run-scenario --root-disk=apps)"
 command -v memcached >/dev/null || fail "memcached is not in the root image (tests/vm/mkrootfs.sh --apps)"
 need_bin mc-zipf
@@ -121,6 +128,22 @@ damon)
 	kd=$(cat "$DAMON/kdamond_pid")
 	[ -n "$kd" ] && [ "$kd" -gt 0 ] 2>/dev/null || fail "DAMON_RECLAIM enabled but kdamond_pid is '$kd'"
 	result app_kdamond_pid "$kd" ;;
+walks)
+	(
+		memcg=$(awk -v cg="/$CG" '$1 == "memcg" && $3 == cg { print $2 }' /sys/kernel/debug/lru_gen)
+		[ -n "$memcg" ] || exit 1
+		k=0
+		while [ $(( $(date +%s) - t0 )) -lt "$DUR" ]; do
+			sleep "$WALK_EVERY"
+			seq=$(awk -v cg="/$CG" '$1 == "memcg" { on = ($3 == cg); next } on && NF == 4 && $1 ~ /^[0-9]+$/ { m = $1 } END { print m }' /sys/kernel/debug/lru_gen)
+			if [ $(( $(date +%s) - t0 )) -lt $((DUR / 2)) ]; then tail=; else tail=" 100 1"; fi
+			echo "+ $memcg 0 $seq$tail" > /sys/kernel/debug/lru_gen 2>> /tmp/walks.err
+			k=$((k + 1))
+			{ echo "walk=$k t=$(( $(date +%s) - t0 )) cmd=+ $memcg 0 $seq$tail"
+			  awk -v cg="/$CG" '/^memcg/ { on = ($3 == cg) } on' /sys/kernel/debug/lru_gen_full; } >> /tmp/lrugen.series
+		done
+	) &
+	W_PID=$! ;;
 esac
 if [ "$LIMIT" = 1 ]; then
 	idle-limit --pid "$MC_PID" --at "$AT" > /tmp/idle.out 2> /tmp/idle.err &
@@ -156,7 +179,20 @@ if [ "$V" = damon ]; then
 fi
 result_file mc.log /tmp/mc.log
 result_file series /tmp/series
-[ "$LRUGEN_DUMP" != 1 ] || result_file lru_gen_full.series /tmp/lrugen.series
+[ "$LRUGEN_DUMP" != 1 ] && [ "$V" != walks ] || result_file lru_gen_full.series /tmp/lrugen.series
+if [ "$V" = walks ]; then
+	wait "$W_PID"
+	[ ! -s /tmp/walks.err ] || result_file walks.err /tmp/walks.err
+	# Per walk: the tables (F) and young PTEs (Y) its stats line added, and the command's form.
+	awk '/^walk=/ { form = ($0 ~ / 100 1$/) ? "forced" : "plain" }
+	     /[0-9]T +[0-9]+Y +[0-9]+F/ { f = $3 + 0; y = $2 + 0
+	         if (nf != "") printf "%s %d %d\n", form, f - nf, y - ny; nf = f; ny = y }' /tmp/lrugen.series > /tmp/walks.sum
+	result_file walks.sum /tmp/walks.sum
+	for form in plain forced; do
+		result "app_walk_${form}_tables" "$(awk -v f="$form" '$1 == f { s += $2; n++ } END { if (n) printf "%.0f", s / n }' /tmp/walks.sum)"
+		result "app_walk_${form}_young" "$(awk -v f="$form" '$1 == f { s += $3; n++ } END { if (n) printf "%.0f", s / n }' /tmp/walks.sum)"
+	done
+fi
 [ "$crc" = 0 ] || fail "mc-zipf exited $crc: $(tail -n 3 /tmp/mc.log)"
 
 result app_variant "$V"
