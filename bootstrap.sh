@@ -91,9 +91,12 @@ run_libfuzzer() {
 run_tests() {
         local log=$build/meson-test-output.txt vlog=$build/meson-valgrind-output.txt rc=0
         local flog=$build/meson-libfuzzer-output.txt
-        # no verdicts of an earlier run in the failure list below
-        rm -f "$build/meson-logs/main.json" "$build-valgrind/meson-logs/memcheck.json" \
-                "$build-valgrind/meson-logs/valgrind-daemon.json" "$build-libfuzzer/meson-logs/libfuzzer.json"
+        # Each meson run's testlog (--logbase below), for the failure list before the totals; no
+        # verdicts of an earlier run in it.
+        local testlogs=("$build/meson-logs/main.json" "$build-valgrind/meson-logs/memcheck.json"
+                        "$build-valgrind/meson-logs/valgrind-daemon.json"
+                        "$build-libfuzzer/meson-logs/libfuzzer.json")
+        rm -f "${testlogs[@]}"
 
         # The Debian package, built out of tree in $build-deb (tests off) and checked by lintian:
         # one test in the totals. The service-systemd VM scenario installs this .deb.
@@ -146,9 +149,7 @@ run_tests() {
         fi
         # The failures again, next to the totals, each with the end of its output: a long log is
         # often read from its end only.
-        "$here/tests/tree/failed-tests.py" --tail 25 "$build/meson-logs/main.json" \
-                "$vbuild/meson-logs/memcheck.json" "$vbuild/meson-logs/valgrind-daemon.json" \
-                "$build-libfuzzer/meson-logs/libfuzzer.json"
+        "$here/tests/tree/failed-tests.py" --tail 25 "${testlogs[@]}"
         echo "skipped: $(( a[2] + b[2] + f[2] ))"
         echo "$(( a[0] + b[0] + f[0] + pkg[0] )) passed, $(( a[1] + b[1] + f[1] + pkg[1] )) failed"
         return $rc

@@ -104,21 +104,15 @@ bool tiering_raise_t(const struct policy *p, struct policy_state *s) {
 
 /* Adds this cycle's refaults to s's window (POLICY_REFAULT_WINDOW_USEC). Returns true when the
  * window holds POLICY_REFAULT_MIN_PAGES or more at a share per minute of ws_pages above
- * RefaultTarget, and then starts it over; a window that reached its length without that starts
- * over too. */
+ * RefaultTarget. The caller starts the window over. */
 static bool refault_window_add(const struct policy *p, struct policy_state *s,
                                const struct policy_rates *r, double ws_pages) {
-        bool over;
-
         s->refault_window_pages += r->refault_pages[LRUGEN_ANON] + r->refault_pages[LRUGEN_FILE];
         s->refault_window_usec += r->dt_usec;
-        over = s->refault_window_pages >= POLICY_REFAULT_MIN_PAGES &&
+        return s->refault_window_pages >= POLICY_REFAULT_MIN_PAGES &&
                (double) s->refault_window_pages * (double) USEC_PER_MINUTE /
                                (double) u64_max(s->refault_window_usec, 1) / ws_pages >
                        p->refault_target;
-        if (over || s->refault_window_usec >= POLICY_REFAULT_WINDOW_USEC)
-                s->refault_window_pages = s->refault_window_usec = 0;
-        return over;
 }
 
 void tiering_adapt(const struct policy *p, struct policy_state *s, const struct policy_rates *r,
@@ -138,7 +132,9 @@ void tiering_adapt(const struct policy *p, struct policy_state *s, const struct 
                              POLICY_REFAULT_MIN_PAGES;
         if (refault_window_add(p, s, r, ws_pages))
                 refaulting = true;
-        else if (refaulting) /* counted by this cycle alone: not again by the window */
+        /* Refaults that counted (by the window or by this cycle alone) do not count again; a
+         * window of full length that did not count starts over too. */
+        if (refaulting || s->refault_window_usec >= POLICY_REFAULT_WINDOW_USEC)
                 s->refault_window_pages = s->refault_window_usec = 0;
         quiet = refault_share <= p->refault_target * POLICY_QUIET_FRACTION &&
                 (!r->has_psi_some || r->psi_some <= p->pressure_target * POLICY_QUIET_FRACTION);

@@ -57,6 +57,8 @@ command -v memcached >/dev/null || fail "memcached is not in the root image (tes
 need_bin mc-zipf
 [ "$LIMIT" = 0 ] || need_bin idle-limit
 vmstat_get() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
+# memcached's memcg section of lru_gen_full (walks, lrugen_dump).
+memcg_section() { awk -v cg="/$CG" '/^memcg/ { on = ($3 == cg) } on' /sys/kernel/debug/lru_gen_full; }
 
 if [ "$V" = active ]; then
 	assert_file "$DEB" "the package"
@@ -140,7 +142,7 @@ walks)
 			echo "+ $memcg 0 $seq$tail" > /sys/kernel/debug/lru_gen 2>> /tmp/walks.err
 			k=$((k + 1))
 			{ echo "walk=$k t=$(( $(date +%s) - t0 )) cmd=+ $memcg 0 $seq$tail"
-			  awk -v cg="/$CG" '/^memcg/ { on = ($3 == cg) } on' /sys/kernel/debug/lru_gen_full; } >> /tmp/lrugen.series
+			  memcg_section; } >> /tmp/lrugen.series
 		done
 	) &
 	W_PID=$! ;;
@@ -154,7 +156,7 @@ fi
 while kill -0 "$CL_PID" 2>/dev/null; do
 	if [ "$LRUGEN_DUMP" = 1 ] && [ $(( ($(date +%s) - t0) % 10 )) -lt 5 ]; then
 		{ echo "t=$(( $(date +%s) - t0 ))"
-		  awk -v cg="/$CG" '/^memcg/ { on = ($3 == cg) } on' /sys/kernel/debug/lru_gen_full; } >> /tmp/lrugen.series
+		  memcg_section; } >> /tmp/lrugen.series
 	fi
 	echo "$(( $(date +%s) - t0 )) $(cg_read "$CG" memory.current) $(cg_read "$CG" memory.swap.current) $(cg_stat "$CG" workingset_refault_anon) $(vmstat_get pswpout) $(vmstat_get pswpin)" >> /tmp/series
 	sleep 5
