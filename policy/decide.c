@@ -244,6 +244,11 @@ int policy_decide(const struct policy_input *in, const struct policy_state *stat
                 s.last_split_free = false;
         s.last_reason = reason;
         s.last_decision_usec = cur->now_usec;
+        s.last_cold_evict_pages = 0;
+        if (reason == DECISION_EVICT_COLD && p->mode == POLICY_MODE_ACTIVE &&
+            !(d->flags & DECISION_FLAG_HEADROOM))
+                s.last_cold_evict_pages = (d->planned_bytes[LRUGEN_ANON] +
+                                           d->planned_bytes[LRUGEN_FILE]) / caps->page_size;
 
         memcpy(ret_state, &s, policy_state_size(&s));
         return 0;

@@ -38,6 +38,15 @@
  * T stayed until a stall raised it (issue 24, tests/bench/RESULTS.md). 60 s: refaults of
  * pages evicted at T come within a few T of the eviction. */
 #define POLICY_REFAULT_WINDOW_USEC (60ULL * 1000000ULL)
+/* An eviction at T that got less than this share of what it asked (at least
+ * POLICY_REFAULT_MIN_PAGES asked) raises T as refaults above target do. The kernel takes a page
+ * only if its accessed bit is still clear when eviction looks (rmap), so such a write says most
+ * of the generations counted idle for T were in use: the ageing walks skip page tables they
+ * found sparse (the Bloom filter), their pages keep old generations however often they are used,
+ * and what the write does take is the edge of the working set, which comes back. Measured on
+ * memcached under a Zipf client at T = 44-48 s: writes asked 26-35M and got 0-1.7M, and 78-88%
+ * of what they took was swapped back in (tests/bench/RESULTS.md, issue 24). */
+#define POLICY_FUTILE_YIELD 0.25
 /* Agings of a newly seen lruvec at a shorter cadence (tiering.c: calibration_cadence). */
 #define POLICY_CALIBRATION_AGINGS 2
 /* "Quiet" means refaults and PSI at most a quarter of their targets. */

@@ -115,10 +115,19 @@ static bool refault_window_add(const struct policy *p, struct policy_state *s,
                        p->refault_target;
 }
 
+/* Returns true when the last decision's eviction at T asked for at least
+ * POLICY_REFAULT_MIN_PAGES and the cgroup lost under POLICY_FUTILE_YIELD of that since (any
+ * reclaim counts, so the kernel's own only makes it less likely). */
+static bool last_eviction_futile(const struct policy_state *s, const struct policy_rates *r) {
+        return s->last_cold_evict_pages >= POLICY_REFAULT_MIN_PAGES &&
+               (double) r->reclaimed_pages <
+                       POLICY_FUTILE_YIELD * (double) s->last_cold_evict_pages;
+}
+
 void tiering_adapt(const struct policy *p, struct policy_state *s, const struct policy_rates *r,
                    const struct cgroup_sample *cur, uint64_t page_size, uint32_t *flags) {
         double ws_pages, refault_share, t;
-        bool pressure, refaulting, quiet;
+        bool pressure, refaulting, futile, quiet;
 
         if (!r->valid)
                 return;
@@ -132,6 +141,7 @@ void tiering_adapt(const struct policy *p, struct policy_state *s, const struct 
                              POLICY_REFAULT_MIN_PAGES;
         if (refault_window_add(p, s, r, ws_pages))
                 refaulting = true;
+        futile = last_eviction_futile(s, r);
         /* Refaults that counted (by the window or by this cycle alone) do not count again; a
          * window of full length that did not count starts over too. */
         if (refaulting || s->refault_window_usec >= POLICY_REFAULT_WINDOW_USEC)
@@ -142,7 +152,9 @@ void tiering_adapt(const struct policy *p, struct policy_state *s, const struct 
         t = (double) s->cold_age_usec;
         if (refaulting)
                 *flags |= DECISION_FLAG_REFAULTS;
-        if (pressure || refaulting) {
+        if (futile)
+                *flags |= DECISION_FLAG_FUTILE;
+        if (pressure || refaulting || futile) {
                 s->quiet_cycles = 0;
                 if (s->raise_hold > 0) {
                         s->raise_hold--;
@@ -151,9 +163,9 @@ void tiering_adapt(const struct policy *p, struct policy_state *s, const struct 
                 s->raise_hold = POLICY_RAISE_HOLD_CYCLES;
                 if (tiering_raise_t(p, s))
                         *flags |= DECISION_FLAG_T_RAISED;
-                if (refaulting) {
+                if (refaulting || futile) {
                         /* Pressure alone says nothing about reuse distances: only refaults
-                         * set the floor. */
+                         * and evictions that found their pages in use set the floor. */
                         s->t_floor_usec = s->cold_age_usec;
                         s->t_floor_until_usec = cur->now_usec + POLICY_T_FLOOR_HOLD_USEC;
                 }

@@ -57,6 +57,7 @@ static const struct {
         { DECISION_FLAG_TRUNCATED, "too many lruvecs: truncated" },
         { DECISION_FLAG_HEADROOM, "over the headroom line" },
         { DECISION_FLAG_OVER_LIMIT, "working set exceeds the limit" },
+        { DECISION_FLAG_FUTILE, "last eviction found its cold pages in use" },
 };
 
 static void add_plan(struct line *l, const struct decision_summary *d) {

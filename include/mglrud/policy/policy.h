@@ -205,6 +205,10 @@ struct policy_state {
 
         int last_reason;             /* enum decision_reason of the last decision */
         uint64_t last_decision_usec;
+        /* Pages the last decision asked to evict from generations idle for T (Mode=active,
+         * not over the headroom line); 0 for any other decision. What the kernel then took
+         * of them tells whether those generations were idle (tiering_adapt: futile). */
+        uint64_t last_cold_evict_pages;
 
         /* Last, so that policy_state_size() bytes are the whole state. */
         size_t n_lruvecs;
@@ -282,6 +286,8 @@ enum {
         DECISION_FLAG_OVER_LIMIT     = 1u << 13, /* over the line and not enough idle for
                                                   * MinColdAge: the working set exceeds the
                                                   * limit */
+        DECISION_FLAG_FUTILE         = 1u << 14, /* the last eviction at T got under a quarter
+                                                  * of what it asked: its pages were in use */
 };
 
 /* One lru_gen command: "+ memcg node seq" (ageing) or "- memcg node seq swappiness nr_pages". */

@@ -152,6 +152,7 @@ static void test_mixed_and_no_swap(void **unused) {
 
         caps = caps_all();
         caps.has_swap = false;
+        sample_took_asked(&cur, &s);
         d = run(&p, &caps, &s, &prev, &cur);
         decision_format(&d, ACT_WRITE, buf, sizeof(buf));
         assert_non_null(strstr(buf, "; evicting 40M (file 40M via lru_gen 0)"));

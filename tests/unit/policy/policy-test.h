@@ -83,6 +83,18 @@ static inline struct cgroup_sample sample_next(const struct cgroup_sample *prev,
         return s;
 }
 
+/* Adds to cur what the kernel reports when the evictions of the decision that left s took all
+ * they asked for: reclaim counters up by every page, the anon ones as swap-outs. Without it a
+ * cycle after an eviction looks as if the eviction found its pages in use (tiering.c: futile). */
+static inline void sample_took_asked(struct cgroup_sample *cur, const struct policy_state *s) {
+        uint64_t anon = s->last_planned_bytes[LRUGEN_ANON] / TEST_PAGE_SIZE,
+                 file = s->last_planned_bytes[LRUGEN_FILE] / TEST_PAGE_SIZE;
+
+        cur->stat.value[MEMSTAT_PGSTEAL] += anon + file;
+        cur->stat.value[MEMSTAT_PGSTEAL_PROACTIVE] += anon + file;
+        cur->stat.value[MEMSTAT_PSWPOUT] += anon;
+}
+
 /* Fills v with n generations (oldest first) starting at seq0. */
 static inline void lruvec_fill(struct lrugen_lruvec *v, uint64_t memcg_id, int node,
                                uint64_t seq0, unsigned n, const uint32_t *age_s,

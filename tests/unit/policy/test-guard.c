@@ -3,40 +3,7 @@
  * jumps, error backoff, modes and input validation. */
 #include <errno.h>
 
-#include "policy-test.h"
-
-static const uint32_t cold_ages[4] = { 900, 600, 300, 100 };
-static const uint64_t cold_anon[4] = { 50000, 20000, 1000, 500 };
-static const uint64_t cold_file[4] = { 10000, 5000, 1000, 500 };
-
-struct fixture {
-        struct policy p;
-        struct kernel_caps caps;
-        struct policy_state s;
-        struct lrugen_lruvec v;
-        struct cgroup_sample prev, cur;
-};
-
-/* A cold cgroup after its warmup cycle: cur is 10 s after prev and would evict. */
-static void setup(struct fixture *f) {
-        struct decision d;
-
-        f->p = test_policy();
-        f->caps = caps_all();
-        lruvec_fill(&f->v, 42, 0, 10, 4, cold_ages, cold_anon, cold_file);
-        f->prev = sample_make(1000 * SEC);
-        f->prev.lruvecs = &f->v;
-        f->prev.n_lruvecs = 1;
-        state_init_running(&f->s, &f->p, &f->prev);
-        d = run(&f->p, &f->caps, &f->s, NULL, &f->prev);
-        assert_int_equal(d.reason, DECISION_NONE_WARMUP);
-        f->cur = sample_next(&f->prev, 10 * SEC);
-}
-
-static void step(struct fixture *f) {
-        f->prev = f->cur;
-        f->cur = sample_next(&f->prev, 10 * SEC);
-}
+#include "guard-fixture.h"
 
 static void test_pressure(void **unused) {
         struct fixture f;
@@ -165,11 +132,13 @@ static void test_quiet_lowers_t(void **unused) {
         for (int i = 0; i < 5; i++) {
                 f.prev = f.cur;
                 f.cur = sample_next(&f.prev, 60 * SEC);
+                sample_took_asked(&f.cur, &f.s);
                 d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
                 assert_false(d.flags & DECISION_FLAG_T_LOWERED);
         }
         f.prev = f.cur;
         f.cur = sample_next(&f.prev, 60 * SEC);
+        sample_took_asked(&f.cur, &f.s);
         d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
         assert_true(d.flags & DECISION_FLAG_T_LOWERED);
         f.s.cold_age_usec = 216 * SEC;

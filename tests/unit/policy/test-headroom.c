@@ -485,6 +485,20 @@ static void test_decision_evicts_to_the_line(void **unused) {
         assert_int_equal(sum.headroom_line, 90 * MiB);
 }
 
+/* Headroom's evictions go below T on purpose: what they get says nothing about T. */
+static void test_headroom_eviction_not_judged(void **unused) {
+        struct decide_fixture f;
+        decide_setup(&f);
+        struct decision d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+
+        assert_true(d.flags & DECISION_FLAG_HEADROOM);
+        assert_int_equal(f.s.last_cold_evict_pages, 0);
+        f.prev = f.cur;
+        f.cur = sample_next(&f.prev, 10 * SEC);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_false(d.flags & (DECISION_FLAG_FUTILE | DECISION_FLAG_T_RAISED));
+}
+
 /* Headroom off, or the limits not read: the tiering plan alone, which finds nothing cold. */
 static void test_decision_without_headroom(void **unused) {
         struct decide_fixture f;
@@ -589,6 +603,7 @@ int main(void) {
                 cmocka_unit_test(test_watch_timer),
                 cmocka_unit_test(test_decision_evicts_to_the_line),
                 cmocka_unit_test(test_decision_without_headroom),
+                cmocka_unit_test(test_headroom_eviction_not_judged),
                 cmocka_unit_test(test_decision_brakes_win),
                 cmocka_unit_test(test_decision_over_limit),
                 cmocka_unit_test(test_decision_file_protected),
