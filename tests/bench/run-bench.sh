@@ -231,7 +231,8 @@ if [[ " $WHAT " == *" app-memcached "* ]]; then
 				echo "run-bench: app-memcached $v run $r failed (see $d.out)" >&2
 		done
 	done
-	amed() { for f in "$OUT"/app-memcached-"$1"-*.out; do grep -q 'MGLRUD-VERDICT: PASS' "$f" 2>/dev/null && get "$f" "$2"; done | grep -v '^$' | median; }
+	# A variant not run (or not passed) gives "": no line must fail the pipeline under pipefail.
+	amed() { for f in "$OUT"/app-memcached-"$1"-*.out; do if grep -q 'MGLRUD-VERDICT: PASS' "$f" 2>/dev/null; then get "$f" "$2"; fi; done | { grep -v '^$' || true; } | median; }
 	aruns() { grep -l 'MGLRUD-VERDICT: PASS' "$OUT"/app-memcached-"$1"-*.out 2>/dev/null | wc -l; }
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.2f", a / b; else print "n/a" }'; }
 	bmem=$(amed none app_mem_avg_2nd) bops=$(amed none app_ops_per_s) bp99=$(amed none app_p99_us)
