@@ -61,6 +61,8 @@ void policy_note_error(struct policy_state *s, uint64_t now_usec) {
         s->backoff_cycles = 1u << (s->error_streak - 1); /* 1, 2, 4, 8, 16 */
         s->error_noted = true;
         s->last_error_usec = now_usec;
+        /* A write that failed took nothing because it failed: its yield says nothing of T. */
+        s->last_cold_evict_pages = 0;
 }
 
 void policy_note_stall(const struct policy *p, struct policy_state *s, uint64_t now_usec) {

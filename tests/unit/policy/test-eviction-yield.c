@@ -100,11 +100,27 @@ static void test_unjudged_evictions(void **unused) {
         assert_judged(&f, few, (const uint64_t[4]) { 50, 6, 0, 0 }, 256, true);
 }
 
+/* A write that failed (policy_note_error()) is not judged by what it took. */
+static void test_failed_write_not_judged(void **unused) {
+        struct fixture f;
+        struct decision d;
+
+        setup(&f);
+        first_eviction(&f);
+        policy_note_error(&f.s, f.cur.now_usec);
+        step_took(&f, 0);
+        d = run(&f.p, &f.caps, &f.s, &f.prev, &f.cur);
+        assert_int_equal(d.reason, DECISION_NONE_BACKOFF);
+        assert_false(d.flags & (DECISION_FLAG_FUTILE | DECISION_FLAG_T_RAISED));
+        assert_int_equal(f.s.cold_age_usec, 240 * SEC);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_futile_eviction_raises_t),
                 cmocka_unit_test(test_futile_raises_are_held),
                 cmocka_unit_test(test_unjudged_evictions),
+                cmocka_unit_test(test_failed_write_not_judged),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
