@@ -105,8 +105,11 @@ grep -q "needs ~.* to run unthrottled, limit ${HIGH}M" /tmp/advise.txt ||
 assert_eq "$limit" $((HIGH * MIB)) "mglrud_memory_limit_bytes"
 assert_match "$need" '^[0-9]+$' "mglrud_memory_needed_bytes"
 # The need is what was touched within MinColdAge, over 0.85: the hot and warm sets (touched every
-# 5 s) and the workload's own pages, not the cold set, which nothing touched for 30 s.
-assert_ge "$need" $(( (HOT + WARM) * MIB * 100 / 85 )) "the need covers the hot+warm set"
+# 5 s) and the workload's own pages, not the cold set, which nothing touched for 30 s. Less 1%:
+# the headroom's evictions go below T by design and can leave a few warm pages in swap at the
+# reading (one CI run of 14f496f read 8 pages, 32 KiB, under the set); a sizing that misses pages
+# touched since the last walk reads megabytes low (~31M) and still fails.
+assert_ge "$need" $(( (HOT + WARM) * MIB * 99 / 85 )) "the need covers the hot+warm set (less 1%)"
 assert_le "$need" $(( (HOT + WARM + SLACK) * MIB * 100 / 85 )) \
 	"the need leaves out the cold set (idle for MinColdAge by then)"
 pass "memory.high crossed 0 times with the cold set offloaded ($(mib "$swap") MiB in swap, peak $(mib "$peak") MiB); sizing $(grep -o 'needs ~[^:]*' /tmp/advise.txt | head -n 1)"
