@@ -83,16 +83,20 @@ static inline struct cgroup_sample sample_next(const struct cgroup_sample *prev,
         return s;
 }
 
-/* Adds to cur what the kernel reports when the evictions of the decision that left s took all
- * they asked for: reclaim counters up by every page, the anon ones as swap-outs. Without it a
- * cycle after an eviction looks as if the eviction found its pages in use (tiering.c: futile). */
-static inline void sample_took_asked(struct cgroup_sample *cur, const struct policy_state *s) {
-        uint64_t anon = s->last_planned_bytes[LRUGEN_ANON] / TEST_PAGE_SIZE,
-                 file = s->last_planned_bytes[LRUGEN_FILE] / TEST_PAGE_SIZE;
-
+/* Adds to cur's reclaim counters what the kernel reports after taking anon and file pages (the
+ * anon ones as swap-outs). */
+static inline void sample_add_reclaimed(struct cgroup_sample *cur, uint64_t anon, uint64_t file) {
         cur->stat.value[MEMSTAT_PGSTEAL] += anon + file;
         cur->stat.value[MEMSTAT_PGSTEAL_PROACTIVE] += anon + file;
         cur->stat.value[MEMSTAT_PSWPOUT] += anon;
+}
+
+/* Adds to cur what the kernel reports when the evictions of the decision that left s took all
+ * they asked for. Without it a cycle after an eviction looks as if the eviction found its pages
+ * in use (tiering.c: futile). */
+static inline void sample_took_asked(struct cgroup_sample *cur, const struct policy_state *s) {
+        sample_add_reclaimed(cur, s->last_planned_bytes[LRUGEN_ANON] / TEST_PAGE_SIZE,
+                             s->last_planned_bytes[LRUGEN_FILE] / TEST_PAGE_SIZE);
 }
 
 /* Fills v with n generations (oldest first) starting at seq0. */

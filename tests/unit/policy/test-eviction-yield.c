@@ -11,8 +11,7 @@
 static void step_took(struct fixture *f, uint64_t took) {
         f->prev = f->cur;
         f->cur = sample_next(&f->prev, 10 * SEC);
-        f->cur.stat.value[MEMSTAT_PGSTEAL] += took;
-        f->cur.stat.value[MEMSTAT_PGSTEAL_PROACTIVE] += took;
+        sample_add_reclaimed(&f->cur, 0, took);
 }
 
 static struct decision first_eviction(struct fixture *f) {
